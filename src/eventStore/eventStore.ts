@@ -1,0 +1,100 @@
+/**
+ * Event store port. Adapters: embedded SQLite (default) and EventStoreDB (EVENTSTORE_URL).
+ * Nothing outside src/eventStore imports a client library.
+ */
+
+/** An event as a decider emits it: `type` is the union discriminant; payloads are plain JSON. */
+export interface DomainEvent<Type extends string = string, Data extends object = object> {
+  type: Type;
+  data: Data;
+}
+
+export type EventMetadata = Record<string, unknown>;
+
+export interface NewEvent<E extends DomainEvent = DomainEvent> {
+  type: E['type'];
+  data: E['data'];
+  metadata?: EventMetadata;
+  /** Optional idempotent event id (uuid); generated when absent. */
+  id?: string;
+}
+
+export interface RecordedEvent<E extends DomainEvent = DomainEvent> {
+  id: string;
+  type: E['type'];
+  data: E['data'];
+  metadata: EventMetadata;
+  streamName: string;
+  /** 0-based position of the event inside its stream. */
+  revision: number;
+  /** Position in the global log; strictly increasing in append order. */
+  position: bigint;
+  /** ISO timestamp at which the store recorded the event. */
+  recordedAt: string;
+}
+
+/**
+ * - a number: the stream's current revision must be exactly this (last event's revision)
+ * - 'no_stream': the stream must not exist
+ * - 'stream_exists': the stream must exist
+ * - 'any': no check
+ */
+export type ExpectedRevision = number | 'no_stream' | 'stream_exists' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last event written; pass it as the next expected revision. */
+  nextExpectedRevision: number;
+  /** Global position of the last event written. */
+  position: bigint;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound; omitted = from the beginning of the log. */
+  after?: bigint;
+  maxCount?: number;
+}
+
+export interface SubscribeToAllOptions {
+  /** Exclusive checkpoint: delivery starts with the first event after it; omitted = from the start. */
+  after?: bigint;
+  maxBatchSize?: number;
+  /**
+   * Called with consecutive batches, in log order, never concurrently. The next batch is not delivered
+   * before the returned promise settles. A rejection stops the subscription and is passed to onError.
+   */
+  onBatch: (events: RecordedEvent[]) => Promise<void>;
+  onError?: (error: unknown) => void;
+}
+
+export interface Subscription {
+  /** Stops delivery; resolves once no onBatch call is in flight. */
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  /** Appends all events atomically, or none (throws WrongExpectedRevisionError on a revision mismatch). */
+  appendToStream(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /** Events of one stream in order; an empty array when the stream does not exist. */
+  readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /** Events of the global log in order, after the given position. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the last event in the global log, or null when the log is empty. */
+  headPosition(): Promise<bigint | null>;
+  /** Catch-up from `after`, then live. */
+  subscribeToAll(options: SubscribeToAllOptions): Subscription;
+  /** Cheap liveness probe for /v1/health. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedRevision,
+    /** Current revision, or 'no_stream' when the stream does not exist. */
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Stream ${streamName}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}

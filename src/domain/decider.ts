@@ -20,6 +20,11 @@ export interface Aggregate<State, Event extends DomainEvent> {
   streamName(id: number): string;
   initialState(): State;
   evolve(state: State, event: Event): State;
+  /**
+   * Present for aggregates with a slug that must be unique per resource type; the command handler
+   * reserves a new slug before appending and releases the old one after.
+   */
+  slug?: { resourceType: string; of(state: State): string | undefined };
 }
 
 export function assertNever(value: never): never {

@@ -63,7 +63,36 @@ export interface Checkpoint {
   position: bigint;
 }
 
+/** An index a query needs: keys in order; `unique` enforces uniqueness. */
+export interface IndexSpec {
+  keys: Array<[field: string, direction: SortDirection]>;
+  unique?: boolean;
+}
+
+/**
+ * A put (or an index declaration over existing documents) would give two documents the same key of a
+ * unique index. Both adapters throw it (MongoDB's E11000 is translated); the write it belongs to stores no
+ * checkpoint.
+ */
+export class DuplicateKeyError extends Error {
+  readonly code = 'DUPLICATE_KEY';
+  constructor(
+    readonly collection: string,
+    /** Index name in MongoDB's default form, e.g. `slug_1` or `developer_1_name_1`. */
+    readonly index: string,
+    message = `Duplicate key in ${collection} for unique index ${index}`,
+  ) {
+    super(message);
+    this.name = 'DuplicateKeyError';
+  }
+}
+
+/** MongoDB's default index name: `field_direction` pairs joined by `_`. */
+export const indexName = (index: IndexSpec): string => index.keys.map(([field, direction]) => `${field}_${direction}`).join('_');
+
 export interface ReadStore {
+  /** Declares the indexes the queries on `collection` need (MongoDB creates them; embedded builds lookups). */
+  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
   find<T extends Doc = Doc>(collection: string, options?: FindOptions): Promise<FindResult<T>>;
   get<T extends Doc = Doc>(collection: string, id: DocId): Promise<T | null>;
   /** The documents that exist, in the order of `ids`. */

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import type { Community, CommunityEvent } from '../../src/catalogue/community.js';
+import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js';
+import { slugSchema } from '../../src/catalogue/slug.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { Conflict } from '../../src/domain/errors.js';
+
+export const createCommunitySchema = z
+  .object({
+    state_id: z.number().int().positive().meta({ description: 'The state the community lies in; must exist.' }),
+    name: z.string().trim().min(1).max(200),
+    slug: slugSchema,
+    description: z.string().max(20_000).default(''),
+    banner: imageRefSchema.nullable().default(null),
+    location: locationSchema.nullable().default(null),
+  })
+  .strict();
+
+export type CreateCommunity = z.infer<typeof createCommunitySchema>;
+
+export function decide(command: CreateCommunity, community: Community | null, meta: CommandMeta & { id: number }): CommunityEvent[] {
+  if (community) throw new Conflict(`Community ${meta.id} already exists.`);
+  return [{ type: 'CommunityCreated', data: { community_id: meta.id, ...command, at: meta.now } }];
+}

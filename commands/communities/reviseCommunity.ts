@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
+import type { Community, CommunityEvent } from '../../src/catalogue/community.js';
+import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js';
+import { slugSchema } from '../../src/catalogue/slug.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { NotFound } from '../../src/domain/errors.js';
+
+/** Every field is optional; null clears banner or location. */
+export const reviseCommunitySchema = z
+  .object({
+    state_id: z.number().int().positive().meta({ description: 'Moves the community to another existing state.' }),
+    name: z.string().trim().min(1).max(200),
+    slug: slugSchema,
+    description: z.string().max(20_000),
+    banner: imageRefSchema.nullable(),
+    location: locationSchema.nullable(),
+  })
+  .partial()
+  .strict()
+  .meta({ description: revisionDescription });
+
+export type ReviseCommunity = z.infer<typeof reviseCommunitySchema>;
+
+export function decide(command: ReviseCommunity, community: Community | null, meta: CommandMeta & { id: number }): CommunityEvent[] {
+  if (!community) throw new NotFound(`Community ${meta.id} does not exist.`);
+  requireSomeField(command);
+  const changes = changedFields(community, command);
+  if (!hasChanges(changes)) return [];
+  return [{ type: 'CommunityRevised', data: { community_id: meta.id, changes, at: meta.now } }];
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Developer, DeveloperEvent } from '../../src/catalogue/developer.js';
+import { imageRefSchema } from '../../src/catalogue/imageRef.js';
+import { slugSchema } from '../../src/catalogue/slug.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
+
+export const websiteSchema = z
+  .url({ protocol: /^https?$/, hostname: z.regexes.domain })
+  .max(2048)
+  .meta({ description: 'The developer\'s own site (http or https).', example: 'https://www.example-developer.ae' });
+
+export const establishedYearSchema = z
+  .number()
+  .int()
+  .min(1800)
+  .meta({ description: 'Year the developer was founded; not in the future.', example: 2002 });
+
+export const createDeveloperSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    slug: slugSchema,
+    description: z.string().max(20_000).default(''),
+    website: websiteSchema.nullable().default(null),
+    logo: imageRefSchema.nullable().default(null),
+    established_year: establishedYearSchema.nullable().default(null),
+  })
+  .strict();
+
+export type CreateDeveloper = z.infer<typeof createDeveloperSchema>;
+
+export function decide(command: CreateDeveloper, developer: Developer | null, meta: CommandMeta & { id: number }): DeveloperEvent[] {
+  if (developer) throw new Conflict(`Developer ${meta.id} already exists.`);
+  refuseFutureYear(command.established_year, meta.now);
+  return [{ type: 'DeveloperCreated', data: { developer_id: meta.id, ...command, at: meta.now } }];
+}
+
+/** The schema cannot know the current year; the command's clock does. */
+export function refuseFutureYear(establishedYear: number | null | undefined, now: string): void {
+  if (establishedYear != null && establishedYear > new Date(now).getUTCFullYear()) {
+    throw new ValidationFailed({ 'body.established_year': 'must not be in the future' });
+  }
+}

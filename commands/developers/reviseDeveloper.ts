@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
+import type { Developer, DeveloperEvent } from '../../src/catalogue/developer.js';
+import { imageRefSchema } from '../../src/catalogue/imageRef.js';
+import { slugSchema } from '../../src/catalogue/slug.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { NotFound } from '../../src/domain/errors.js';
+import { establishedYearSchema, refuseFutureYear, websiteSchema } from './createDeveloper.js';
+
+/** Every field is optional; null clears website, logo or established_year. */
+export const reviseDeveloperSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    slug: slugSchema,
+    description: z.string().max(20_000),
+    website: websiteSchema.nullable(),
+    logo: imageRefSchema.nullable(),
+    established_year: establishedYearSchema.nullable(),
+  })
+  .partial()
+  .strict()
+  .meta({ description: revisionDescription });
+
+export type ReviseDeveloper = z.infer<typeof reviseDeveloperSchema>;
+
+export function decide(command: ReviseDeveloper, developer: Developer | null, meta: CommandMeta & { id: number }): DeveloperEvent[] {
+  if (!developer) throw new NotFound(`Developer ${meta.id} does not exist.`);
+  requireSomeField(command);
+  refuseFutureYear(command.established_year, meta.now);
+  const changes = changedFields(developer, command);
+  if (!hasChanges(changes)) return [];
+  return [{ type: 'DeveloperRevised', data: { developer_id: meta.id, changes, at: meta.now } }];
+}

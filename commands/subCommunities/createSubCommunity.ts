@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { slugSchema } from '../../src/catalogue/slug.js';
+import type { SubCommunity, SubCommunityEvent } from '../../src/catalogue/subCommunity.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { Conflict } from '../../src/domain/errors.js';
+
+export const createSubCommunitySchema = z
+  .object({
+    community_id: z
+      .number()
+      .int()
+      .positive()
+      .meta({ description: 'The community it belongs to; must exist. Its state is that community\'s state.' }),
+    name: z.string().trim().min(1).max(200),
+    slug: slugSchema,
+    description: z.string().max(20_000).default(''),
+  })
+  .strict();
+
+export type CreateSubCommunity = z.infer<typeof createSubCommunitySchema>;
+
+export function decide(
+  command: CreateSubCommunity,
+  subCommunity: SubCommunity | null,
+  meta: CommandMeta & { id: number },
+): SubCommunityEvent[] {
+  if (subCommunity) throw new Conflict(`Sub-community ${meta.id} already exists.`);
+  return [{ type: 'SubCommunityCreated', data: { sub_community_id: meta.id, ...command, at: meta.now } }];
+}

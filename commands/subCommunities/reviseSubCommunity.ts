@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
+import { slugSchema } from '../../src/catalogue/slug.js';
+import type { SubCommunity, SubCommunityEvent } from '../../src/catalogue/subCommunity.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { NotFound } from '../../src/domain/errors.js';
+
+export const reviseSubCommunitySchema = z
+  .object({
+    community_id: z.number().int().positive().meta({ description: 'Moves the sub-community to another existing community.' }),
+    name: z.string().trim().min(1).max(200),
+    slug: slugSchema,
+    description: z.string().max(20_000),
+  })
+  .partial()
+  .strict()
+  .meta({ description: revisionDescription });
+
+export type ReviseSubCommunity = z.infer<typeof reviseSubCommunitySchema>;
+
+export function decide(
+  command: ReviseSubCommunity,
+  subCommunity: SubCommunity | null,
+  meta: CommandMeta & { id: number },
+): SubCommunityEvent[] {
+  if (!subCommunity) throw new NotFound(`Sub-community ${meta.id} does not exist.`);
+  requireSomeField(command);
+  const changes = changedFields(subCommunity, command);
+  if (!hasChanges(changes)) return [];
+  return [{ type: 'SubCommunityRevised', data: { sub_community_id: meta.id, changes, at: meta.now } }];
+}

@@ -1,0 +1,8 @@
+import { z } from 'zod';
+
+/** Lowercase kebab-case, unique per resource type (the command handler reserves it). */
+export const slugSchema = z
+  .string()
+  .max(120)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase kebab-case')
+  .meta({ description: 'Lowercase kebab-case, unique per resource type, at most 120 characters.', example: 'dubai-marina' });

@@ -1,0 +1,46 @@
+import type { z } from 'zod';
+import type { EventStore } from '../eventStore/eventStore.js';
+import type { ReadStore } from '../readStore/readStore.js';
+
+/** What an admin route handler may use. The clock comes in here so tests and the seed control time. */
+export interface AdminDeps {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  clock: () => Date;
+}
+
+export interface AdminRouteInput<Params, Body> {
+  params: Params;
+  body: Body;
+  /** From `If-Match: "<revision>"`; absent = no concurrency precondition beyond the read-then-append check. */
+  expectedRevision?: number;
+  /** Who issued the request (recorded in event metadata). */
+  actor: string;
+}
+
+/** What a handler returns; `revision` becomes the `ETag: "<revision>"` of the response. */
+export interface AdminRouteResult {
+  data: unknown;
+  revision?: number;
+}
+
+/**
+ * One admin API operation. The route table (src/http/adminCommandRoutes.ts) lists them; the admin router
+ * mounts them (parsing params/body with these zod `.strict()` schemas) and the admin OpenAPI document is
+ * generated from the same table.
+ */
+export interface AdminRoute<Params extends z.ZodType = z.ZodType, Body extends z.ZodType = z.ZodType> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express-style path below /admin/v1, e.g. `/projects/:projectId/publish`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  params: Params;
+  /** Omitted for routes without a body (GET, DELETE, bodiless actions). */
+  body?: Body;
+  successStatus: 200 | 201;
+  /** Schema of `data` in the success body (documentation and response tests). */
+  response: z.ZodType;
+  handle(input: AdminRouteInput<z.infer<Params>, z.infer<Body>>, deps: AdminDeps): Promise<AdminRouteResult>;
+}

@@ -1,0 +1,339 @@
+import { z } from 'zod';
+import {
+  createCommunitySchema,
+  decide as createCommunity,
+} from '../../../commands/communities/createCommunity.js';
+import { decide as publishCommunity } from '../../../commands/communities/publishCommunity.js';
+import { decide as reviseCommunity, reviseCommunitySchema } from '../../../commands/communities/reviseCommunity.js';
+import { decide as unpublishCommunity } from '../../../commands/communities/unpublishCommunity.js';
+import { createDeveloperSchema, decide as createDeveloper } from '../../../commands/developers/createDeveloper.js';
+import { decide as publishDeveloper } from '../../../commands/developers/publishDeveloper.js';
+import { decide as reviseDeveloper, reviseDeveloperSchema } from '../../../commands/developers/reviseDeveloper.js';
+import { decide as unpublishDeveloper } from '../../../commands/developers/unpublishDeveloper.js';
+import { createStateSchema, decide as createState } from '../../../commands/states/createState.js';
+import { decide as publishState } from '../../../commands/states/publishState.js';
+import { decide as reviseState, reviseStateSchema } from '../../../commands/states/reviseState.js';
+import { decide as unpublishState } from '../../../commands/states/unpublishState.js';
+import {
+  createSubCommunitySchema,
+  decide as createSubCommunity,
+} from '../../../commands/subCommunities/createSubCommunity.js';
+import { decide as publishSubCommunity } from '../../../commands/subCommunities/publishSubCommunity.js';
+import {
+  decide as reviseSubCommunity,
+  reviseSubCommunitySchema,
+} from '../../../commands/subCommunities/reviseSubCommunity.js';
+import { decide as unpublishSubCommunity } from '../../../commands/subCommunities/unpublishSubCommunity.js';
+import { createUnitTypeSchema, decide as createUnitType } from '../../../commands/unitTypes/createUnitType.js';
+import { decide as reviseUnitType, reviseUnitTypeSchema } from '../../../commands/unitTypes/reviseUnitType.js';
+import { communityAggregate, type Community, type CommunityEvent } from '../../catalogue/community.js';
+import { developerAggregate, type Developer, type DeveloperEvent } from '../../catalogue/developer.js';
+import { stateAggregate, type StateEvent, type StateRegion } from '../../catalogue/state.js';
+import { subCommunityAggregate, type SubCommunity, type SubCommunityEvent } from '../../catalogue/subCommunity.js';
+import { unitTypeAggregate, type UnitType, type UnitTypeEvent } from '../../catalogue/unitType.js';
+import { createAggregate, loadAggregate, updateAggregate, type CommandResult } from '../../domain/commandHandler.js';
+import type { Aggregate, CommandMeta } from '../../domain/decider.js';
+import { NotFound, ValidationFailed } from '../../domain/errors.js';
+import type { DomainEvent, EventStore } from '../../eventStore/eventStore.js';
+import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
+
+type Decide<Command, Entity, Event> = (command: Command, current: Entity | null, meta: CommandMeta & { id: number }) => Event[];
+
+/** Referenced ids are checked before deciding, so a dangling reference never reaches the event log. */
+type CheckReferences<Command> = (command: Command, eventStore: EventStore) => Promise<void>;
+
+/** One reference-data resource as the admin API exposes it. */
+interface Resource<Key extends string, Entity extends object, Event extends DomainEvent> {
+  aggregate: Aggregate<Entity | null, Event>;
+  /** Collection path, e.g. `/states`. */
+  path: string;
+  /** Name of the id path parameter, e.g. `stateId`. */
+  idParam: Key;
+  /** Parses `{ [idParam]: id }`; declared per resource so zod infers the key. */
+  params: IdParams<Key>;
+  /** Singular, for operation ids (`createState`) and summaries. */
+  noun: string;
+  label: string;
+  tag: string;
+  response: z.ZodType;
+}
+
+const writeSideFields = {
+  id: z.number().int().positive().meta({ description: 'Allocated by the service.' }),
+  revision: z
+    .number()
+    .int()
+    .nonnegative()
+    .meta({ description: 'Revision of the resource\'s event stream; also sent as ETag, send it back as If-Match.' }),
+};
+const published = z.boolean().meta({ description: 'Visible to API clients; starts false.' });
+
+/** Path parameters arrive as strings. */
+const idParam = z.coerce.number().int().positive();
+
+type IdParams<Key extends string> = z.ZodType<Record<Key, number>>;
+
+const noParams = z.object({}).strict();
+
+function representation<Entity extends object>(id: number, revision: number, entity: Entity | null): AdminRouteResult {
+  if (!entity) throw new NotFound();
+  return { data: { id, revision, ...entity }, revision };
+}
+
+const answer = <Entity extends object>(result: CommandResult<Entity | null, unknown>) =>
+  representation(result.id, result.revision, result.state);
+
+async function requireExisting<Entity, Event extends DomainEvent>(
+  eventStore: EventStore,
+  reference: { aggregate: Aggregate<Entity, Event>; id: number; field: string; problem: string },
+): Promise<void> {
+  if (!(await loadAggregate(eventStore, reference.aggregate, reference.id))) {
+    throw new ValidationFailed({ [reference.field]: reference.problem });
+  }
+}
+
+function createRoute<Key extends string, Entity extends object, Event extends DomainEvent, Body extends z.ZodType>(
+  resource: Resource<Key, Entity, Event>,
+  command: { body: Body; decide: Decide<z.infer<Body>, Entity, Event>; checkReferences?: CheckReferences<z.infer<Body>> },
+): AdminRoute<typeof noParams, Body> {
+  return {
+    method: 'post',
+    path: resource.path,
+    operationId: `create${resource.noun}`,
+    summary: `Create a ${resource.label} (its id is allocated by the service)`,
+    tag: resource.tag,
+    params: noParams,
+    body: command.body,
+    successStatus: 201,
+    response: resource.response,
+    async handle({ body, actor }, deps: AdminDeps) {
+      await command.checkReferences?.(body, deps.eventStore);
+      const result = await createAggregate(deps, {
+        aggregate: resource.aggregate,
+        idSequence: resource.aggregate.category,
+        actor,
+        decide: (current, meta) => command.decide(body, current, meta),
+      });
+      return answer(result);
+    },
+  };
+}
+
+function readRoute<Key extends string, Entity extends object, Event extends DomainEvent>(
+  resource: Resource<Key, Entity, Event>,
+): AdminRoute<IdParams<Key>> {
+  return {
+    method: 'get',
+    path: `${resource.path}/:${resource.idParam}`,
+    operationId: `get${resource.noun}`,
+    summary: `Read a ${resource.label} as the write side holds it, with its revision`,
+    tag: resource.tag,
+    params: resource.params,
+    successStatus: 200,
+    response: resource.response,
+    async handle({ params }, deps) {
+      const id = params[resource.idParam];
+      const loaded = await loadAggregate(deps.eventStore, resource.aggregate, id);
+      if (!loaded) throw new NotFound();
+      return representation(id, loaded.revision, loaded.state);
+    },
+  };
+}
+
+/**
+ * Runs a command on an existing resource. A command that changes nothing answers the current state and
+ * revision, so retrying an edit is harmless.
+ */
+function updateRoute<Key extends string, Entity extends object, Event extends DomainEvent, Body extends z.ZodType>(
+  resource: Resource<Key, Entity, Event>,
+  command: {
+    method: 'patch' | 'post';
+    action?: string;
+    operationId: string;
+    summary: string;
+    body?: Body;
+    decide: Decide<z.infer<Body>, Entity, Event>;
+    checkReferences?: CheckReferences<z.infer<Body>>;
+  },
+): AdminRoute<IdParams<Key>, Body> {
+  return {
+    method: command.method,
+    path: `${resource.path}/:${resource.idParam}${command.action ? `/${command.action}` : ''}`,
+    operationId: command.operationId,
+    summary: command.summary,
+    tag: resource.tag,
+    params: resource.params,
+    ...(command.body ? { body: command.body } : {}),
+    successStatus: 200,
+    response: resource.response,
+    async handle({ params, body, expectedRevision, actor }, deps) {
+      await command.checkReferences?.(body, deps.eventStore);
+      const result = await updateAggregate(deps, {
+        aggregate: resource.aggregate,
+        id: params[resource.idParam],
+        ...(expectedRevision === undefined ? {} : { expectedRevision }),
+        actor,
+        decide: (current, meta) => command.decide(body, current, meta),
+      });
+      return answer(result);
+    },
+  };
+}
+
+/** Publish and unpublish take no body; repeating either is a no-op that answers the current revision. */
+function publicationRoutes<Key extends string, Entity extends object, Event extends DomainEvent>(
+  resource: Resource<Key, Entity, Event>,
+  decide: { publish: Decide<Record<string, never>, Entity, Event>; unpublish: Decide<Record<string, never>, Entity, Event> },
+): AdminRoute[] {
+  return [
+    updateRoute(resource, {
+      method: 'post',
+      action: 'publish',
+      operationId: `publish${resource.noun}`,
+      summary: `Publish a ${resource.label} (no-op when already published)`,
+      decide: (_command, current, meta) => decide.publish({}, current, meta),
+    }),
+    updateRoute(resource, {
+      method: 'post',
+      action: 'unpublish',
+      operationId: `unpublish${resource.noun}`,
+      summary: `Unpublish a ${resource.label} (no-op when not published)`,
+      decide: (_command, current, meta) => decide.unpublish({}, current, meta),
+    }),
+  ];
+}
+
+const stateOf: CheckReferences<{ state_id?: number }> = async ({ state_id }, eventStore) => {
+  if (state_id !== undefined) {
+    await requireExisting(eventStore, { aggregate: stateAggregate, id: state_id, field: 'body.state_id', problem: 'no such state' });
+  }
+};
+
+const communityOf: CheckReferences<{ community_id?: number }> = async ({ community_id }, eventStore) => {
+  if (community_id !== undefined) {
+    await requireExisting(eventStore, {
+      aggregate: communityAggregate,
+      id: community_id,
+      field: 'body.community_id',
+      problem: 'no such community',
+    });
+  }
+};
+
+const stateResource: Resource<'stateId', StateRegion, StateEvent> = {
+  aggregate: stateAggregate,
+  path: '/states',
+  idParam: 'stateId',
+  params: z.object({ stateId: idParam }).strict(),
+  noun: 'State',
+  label: 'state',
+  tag: 'States',
+  response: createStateSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminState' }),
+};
+
+const communityResource: Resource<'communityId', Community, CommunityEvent> = {
+  aggregate: communityAggregate,
+  path: '/communities',
+  idParam: 'communityId',
+  params: z.object({ communityId: idParam }).strict(),
+  noun: 'Community',
+  label: 'community',
+  tag: 'Communities',
+  response: createCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminCommunity' }),
+};
+
+const subCommunityResource: Resource<'subCommunityId', SubCommunity, SubCommunityEvent> = {
+  aggregate: subCommunityAggregate,
+  path: '/sub-communities',
+  idParam: 'subCommunityId',
+  params: z.object({ subCommunityId: idParam }).strict(),
+  noun: 'SubCommunity',
+  label: 'sub-community',
+  tag: 'Sub-communities',
+  response: createSubCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminSubCommunity' }),
+};
+
+const developerResource: Resource<'developerId', Developer, DeveloperEvent> = {
+  aggregate: developerAggregate,
+  path: '/developers',
+  idParam: 'developerId',
+  params: z.object({ developerId: idParam }).strict(),
+  noun: 'Developer',
+  label: 'developer',
+  tag: 'Developers',
+  response: createDeveloperSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminDeveloper' }),
+};
+
+const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
+  aggregate: unitTypeAggregate,
+  path: '/unit-types',
+  idParam: 'unitTypeId',
+  params: z.object({ unitTypeId: idParam }).strict(),
+  noun: 'UnitType',
+  label: 'unit type',
+  tag: 'Unit types',
+  response: createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' }),
+};
+
+/** Admin operations on the editor-managed reference data: states, communities, sub-communities, developers, unit types. */
+export const referenceDataRoutes: AdminRoute[] = [
+  createRoute(stateResource, { body: createStateSchema, decide: createState }),
+  readRoute(stateResource),
+  updateRoute(stateResource, {
+    method: 'patch',
+    operationId: 'reviseState',
+    summary: 'Revise some fields of a state',
+    body: reviseStateSchema,
+    decide: reviseState,
+  }),
+  ...publicationRoutes(stateResource, { publish: publishState, unpublish: unpublishState }),
+
+  createRoute(communityResource, { body: createCommunitySchema, decide: createCommunity, checkReferences: stateOf }),
+  readRoute(communityResource),
+  updateRoute(communityResource, {
+    method: 'patch',
+    operationId: 'reviseCommunity',
+    summary: 'Revise some fields of a community',
+    body: reviseCommunitySchema,
+    decide: reviseCommunity,
+    checkReferences: stateOf,
+  }),
+  ...publicationRoutes(communityResource, { publish: publishCommunity, unpublish: unpublishCommunity }),
+
+  createRoute(subCommunityResource, {
+    body: createSubCommunitySchema,
+    decide: createSubCommunity,
+    checkReferences: communityOf,
+  }),
+  readRoute(subCommunityResource),
+  updateRoute(subCommunityResource, {
+    method: 'patch',
+    operationId: 'reviseSubCommunity',
+    summary: 'Revise some fields of a sub-community',
+    body: reviseSubCommunitySchema,
+    decide: reviseSubCommunity,
+    checkReferences: communityOf,
+  }),
+  ...publicationRoutes(subCommunityResource, { publish: publishSubCommunity, unpublish: unpublishSubCommunity }),
+
+  createRoute(developerResource, { body: createDeveloperSchema, decide: createDeveloper }),
+  readRoute(developerResource),
+  updateRoute(developerResource, {
+    method: 'patch',
+    operationId: 'reviseDeveloper',
+    summary: 'Revise some fields of a developer',
+    body: reviseDeveloperSchema,
+    decide: reviseDeveloper,
+  }),
+  ...publicationRoutes(developerResource, { publish: publishDeveloper, unpublish: unpublishDeveloper }),
+
+  createRoute(unitTypeResource, { body: createUnitTypeSchema, decide: createUnitType }),
+  readRoute(unitTypeResource),
+  updateRoute(unitTypeResource, {
+    method: 'patch',
+    operationId: 'reviseUnitType',
+    summary: 'Revise some fields of a unit type (kind and bedrooms must still fit together)',
+    body: reviseUnitTypeSchema,
+    decide: reviseUnitType,
+  }),
+];

@@ -93,7 +93,12 @@ async function execute<State, Event extends DomainEvent>(
   const ownerExists = async (ownerId: number) =>
     (await deps.eventStore.readStream(aggregate.streamName(ownerId))).length > 0;
   if (slugChanged) {
-    await reserveSlug(deps.eventStore, { resourceType: aggregate.slug!.resourceType, slug: slugAfter, resourceId: id }, ownerExists);
+    await reserveSlug(
+      deps.eventStore,
+      { resourceType: aggregate.slug!.resourceType, slug: slugAfter, resourceId: id },
+      ownerExists,
+      aggregate.slug!.field,
+    );
   }
 
   let revision: number;
@@ -120,7 +125,7 @@ async function execute<State, Event extends DomainEvent>(
   return { id, revision, state, events };
 }
 
-function staleRevision(expected: number, actual: number): Conflict {
+export function staleRevision(expected: number, actual: number): Conflict {
   return new Conflict('The resource was changed by someone else; reload it and retry.', {
     expected_revision: expected,
     current_revision: actual,

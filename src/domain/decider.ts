@@ -24,7 +24,12 @@ export interface Aggregate<State, Event extends DomainEvent> {
    * Present for aggregates with a slug that must be unique per resource type; the command handler
    * reserves a new slug before appending and releases the old one after.
    */
-  slug?: { resourceType: string; of(state: State): string | undefined };
+  slug?: {
+    resourceType: string;
+    of(state: State): string | undefined;
+    /** The request field that carries it, named by a 409 SLUG_TAKEN; `body.slug` unless given. */
+    field?: string;
+  };
 }
 
 export function assertNever(value: never): never {

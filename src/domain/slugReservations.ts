@@ -9,9 +9,9 @@ type SlugEvent =
   | { type: 'SlugReleased'; data: { resourceType: string; slug: string; resourceId: number } };
 
 export class SlugTaken extends ApiError {
-  constructor(resourceType: string, slug: string) {
+  constructor(resourceType: string, slug: string, field = 'body.slug') {
     super(409, 'SLUG_TAKEN', `The slug '${slug}' is already used by another ${resourceType}.`, {
-      fields: { 'body.slug': 'already in use' },
+      fields: { [field]: 'already in use' },
     });
   }
 }
@@ -26,6 +26,7 @@ export async function reserveSlug(
   eventStore: EventStore,
   reservation: { resourceType: string; slug: string; resourceId: number },
   ownerExists: (resourceId: number) => Promise<boolean>,
+  field?: string,
 ): Promise<void> {
   const stream = slugStream(reservation.resourceType, reservation.slug);
   const reserved: SlugEvent = { type: 'SlugReserved', data: reservation };
@@ -34,7 +35,7 @@ export async function reserveSlug(
     const last = history.at(-1);
     if (last?.type === 'SlugReserved') {
       if (last.data.resourceId === reservation.resourceId) return;
-      if (await ownerExists(last.data.resourceId)) throw new SlugTaken(reservation.resourceType, reservation.slug);
+      if (await ownerExists(last.data.resourceId)) throw new SlugTaken(reservation.resourceType, reservation.slug, field);
     }
     try {
       await eventStore.appendToStream(stream, [reserved], {
@@ -45,7 +46,16 @@ export async function reserveSlug(
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
     }
   }
-  throw new SlugTaken(reservation.resourceType, reservation.slug);
+  throw new SlugTaken(reservation.resourceType, reservation.slug, field);
+}
+
+/**
+ * The id the slug was last reserved for, or null. The reservation may be an orphan (see reserveSlug), so
+ * the caller still checks that the resource exists.
+ */
+export async function slugHolder(eventStore: EventStore, resourceType: string, slug: string): Promise<number | null> {
+  const last = ((await eventStore.readStream(slugStream(resourceType, slug))) as unknown as SlugEvent[]).at(-1);
+  return last?.type === 'SlugReserved' ? last.data.resourceId : null;
 }
 
 export async function releaseSlug(

@@ -34,7 +34,8 @@ export interface FindOptions {
   filter?: Filter;
   /**
    * Free-text `q`: case-insensitive substring match against the document's `_search` string, which the
-   * projection writes (already lower-cased). Regex metacharacters in `q` are literal.
+   * projection writes (already lower-cased). Regex metacharacters in `q` are literal. Empty text does not
+   * restrict the result.
    */
   text?: string;
   /**
@@ -42,7 +43,7 @@ export interface FindOptions {
    * stable. Missing and null values sort before everything else ascending (MongoDB order).
    */
   sort?: Array<[field: string, direction: SortDirection]>;
-  /** 0-based offset and page size; omitted limit = all. */
+  /** 0-based offset and page size; omitted limit = all, limit 0 = no items (total still counted). */
   skip?: number;
   limit?: number;
 }
@@ -90,6 +91,10 @@ export class DuplicateKeyError extends Error {
 /** MongoDB's default index name: `field_direction` pairs joined by `_`. */
 export const indexName = (index: IndexSpec): string => index.keys.map(([field, direction]) => `${field}_${direction}`).join('_');
 
+/**
+ * Documents a store returns are shared with it and must not be mutated (the embedded store hands out its
+ * own frozen copies; change a copy and `put` it instead).
+ */
 export interface ReadStore {
   /** Declares the indexes the queries on `collection` need (MongoDB creates them; embedded builds lookups). */
   ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
@@ -97,6 +102,7 @@ export interface ReadStore {
   get<T extends Doc = Doc>(collection: string, id: DocId): Promise<T | null>;
   /** The documents that exist, in the order of `ids`. */
   getMany<T extends Doc = Doc>(collection: string, ids: DocId[]): Promise<T[]>;
+  /** The matching document with the smallest `_id`, or null. */
   findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null>;
   /**
    * Applies the operations in order, then stores the checkpoints. Embedded: one transaction. MongoDB:
@@ -114,10 +120,23 @@ export interface ReadStore {
   close(): Promise<void>;
 }
 
+/**
+ * A generation's `write` may resolve once the write is checked and accepted, before it is committed (the
+ * embedded store commits on another thread meanwhile): every write is committed, in order and with its
+ * checkpoints, before any later read of the generation, `promote` or `discard` proceeds; a write that
+ * failed to commit fails the generation's later reads, writes and `promote` (`discard` still drops it).
+ * Nothing is served from a generation before `promote`, so nothing is lost that a rebuild would not redo.
+ */
 export interface GenerationStore extends ReadStore {
   readonly generation: string;
   /** Atomically points the live collections (and their checkpoints) at this generation; drops the old ones. */
   promote(): Promise<void>;
   /** Drops this generation's collections without touching the live ones. */
   discard(): Promise<void>;
+  /**
+   * For a generation, `close` only releases this view (the connection belongs to the live store); unpromoted
+   * data stays until discarded or replaced by the next generation of the same collections. A generation
+   * cannot begin another generation.
+   */
+  close(): Promise<void>;
 }

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { KEY_ENVIRONMENTS } from '../../src/access/accessContext.js';
+import type { ApiKey, ApiKeyEvent } from '../../src/access/apiKey.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { Conflict } from '../../src/domain/errors.js';
+
+export const issueApiKeySchema = z
+  .object({
+    environment: z
+      .enum(KEY_ENVIRONMENTS)
+      .meta({ description: 'live: production, billed (`svc_live_` key); test: sandbox, never billed (`svc_test_` key).' }),
+  })
+  .strict();
+
+/**
+ * What the route adds to the body: the client from the path, and the hash and hint of the key it generated.
+ * The key is random, so it is made outside the decider, and it never reaches a decider or an event.
+ */
+export type IssueApiKey = z.infer<typeof issueApiKeySchema> & { client_id: number; key_hash: string; hint: string };
+
+const KEY_HASH = /^[0-9a-f]{64}$/;
+
+export function decide(command: IssueApiKey, apiKey: ApiKey | null, meta: CommandMeta & { id: number }): ApiKeyEvent[] {
+  if (apiKey) throw new Conflict(`API key ${meta.id} already exists.`);
+  // Not input errors but bugs of the caller: a key passed where only its hash may go would be stored for good.
+  if (!KEY_HASH.test(command.key_hash)) throw new Error('key_hash must be the SHA-256 hex digest of the key.');
+  if (!new RegExp(`^svc_${command.environment}_[A-Za-z0-9_-]{4}…$`).test(command.hint)) {
+    throw new Error(`The hint must be the ${command.environment} prefix and 4 characters of the key.`);
+  }
+  const { client_id, environment, key_hash, hint } = command;
+  return [{ type: 'ApiKeyIssued', data: { api_key_id: meta.id, client_id, environment, key_hash, hint, at: meta.now } }];
+}

@@ -1,0 +1,18 @@
+import type { ApiKey, ApiKeyEvent } from '../../src/access/apiKey.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { NotFound } from '../../src/domain/errors.js';
+
+/** The client named in the path: a key is revoked only through the client it belongs to. */
+export interface RevokeApiKey {
+  client_id: number;
+}
+
+/** Revoking a revoked key changes nothing, so a repeated request is safe and emits nothing. */
+export function decide(command: RevokeApiKey, apiKey: ApiKey | null, meta: CommandMeta & { id: number }): ApiKeyEvent[] {
+  // Another client's key is answered as missing, so a client id cannot be used to probe key ids.
+  if (!apiKey || apiKey.client_id !== command.client_id) {
+    throw new NotFound(`API key ${meta.id} of client ${command.client_id} does not exist.`);
+  }
+  if (apiKey.status === 'revoked') return [];
+  return [{ type: 'ApiKeyRevoked', data: { api_key_id: meta.id, client_id: command.client_id, at: meta.now } }];
+}

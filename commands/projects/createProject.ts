@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import {
+  projectFieldsSchema,
+  projectStatuses,
+  requireUniqueIds,
+  type Project,
+  type ProjectEvent,
+} from '../../src/catalogue/project.js';
+import type { CommandMeta } from '../../src/domain/decider.js';
+import { Conflict } from '../../src/domain/errors.js';
+
+const fields = projectFieldsSchema.shape;
+
+/** Name, slug, the place (developer, state, community) and nature are required; the rest starts empty. */
+export const createProjectSchema = projectFieldsSchema
+  .extend({
+    sub_community_id: fields.sub_community_id.default(null),
+    status: z.enum(projectStatuses).default('upcoming'),
+    unit_type_ids: fields.unit_type_ids.default([]),
+    starting_from: fields.starting_from.default(null),
+    currency: fields.currency.default('AED'),
+    location: fields.location.default(null),
+    map_embed_html: fields.map_embed_html.default(null),
+    area_from: fields.area_from.default(null),
+    area_to: fields.area_to.default(null),
+    completion_date: fields.completion_date.default(null),
+    overview: fields.overview.default(''),
+    description: fields.description.default(''),
+    master_plan: fields.master_plan.default(''),
+    property_no: fields.property_no.default(''),
+    license_no: fields.license_no.default(''),
+    project_types: fields.project_types.default([]),
+    video_description: fields.video_description.default(''),
+    down_payment_percent: fields.down_payment_percent.default(null),
+    service_charges: fields.service_charges.default(null),
+  })
+  .strict();
+
+export type CreateProject = z.infer<typeof createProjectSchema>;
+
+export function decide(command: CreateProject, project: Project | null, meta: CommandMeta & { id: number }): ProjectEvent[] {
+  if (project) throw new Conflict(`Project ${meta.id} already exists.`);
+  requireUniqueIds(command.unit_type_ids, 'body.unit_type_ids');
+  return [{ type: 'ProjectCreated', data: { project_id: meta.id, ...command, at: meta.now } }];
+}

@@ -1,0 +1,212 @@
+import type { Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
+import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
+import type { ClientEvent } from '../src/access/client.js';
+import { effectiveGrants } from '../src/access/grants.js';
+import type { PlanEvent } from '../src/access/plan.js';
+import { assertNever } from '../src/domain/decider.js';
+import {
+  alreadyApplied,
+  everyEventType,
+  positionNumber,
+  type PositionedDoc,
+  type Projection,
+  type ProjectionContext,
+  type Recorded,
+} from './projection.js';
+
+export const ACCESS_PLANS = 'access_plans';
+export const ACCESS_CLIENTS = 'access_clients';
+export const ACCESS_KEYS = 'access_keys';
+
+export interface AccessPlanDoc extends PositionedDoc {
+  _id: number;
+  id: number;
+  key: string;
+  name: string;
+  scopes: Scope[];
+  entitlements: Entitlement[];
+  active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a client document holds of the client itself. */
+interface ClientOwnFields {
+  _id: number;
+  id: number;
+  name: string;
+  plan_id: number;
+  status: 'active';
+  /** The client's own lists, which replace the plan's; null = the plan's. */
+  scope_overrides: Scope[] | null;
+  entitlement_overrides: Entitlement[] | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AccessClientDoc extends PositionedDoc, ClientOwnFields {
+  _id: number;
+  /** The plan's key. */
+  plan: string;
+  /** Effective grants (see effectiveGrants), kept current when the plan is revised, so a request reads one document. */
+  scopes: Scope[];
+  entitlements: Entitlement[];
+}
+
+/** One per issued key, by the SHA-256 hex of the key, so the presented key is found with one `get`. */
+export interface AccessKeyDoc extends PositionedDoc {
+  _id: string;
+  id: number;
+  client_id: number;
+  environment: KeyEnvironment;
+  hint: string;
+  status: ApiKeyStatus;
+  issued_at: string;
+  revoked_at: string | null;
+}
+
+export type AccessEvent = PlanEvent | ClientEvent | ApiKeyEvent;
+
+function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): AccessPlanDoc | null {
+  const position = positionNumber(event);
+  switch (event.type) {
+    case 'PlanDefined': {
+      const { plan_id, key, name, scopes, entitlements, active, at } = event.data;
+      return { _id: plan_id, id: plan_id, key, name, scopes, entitlements, active, created_at: at, updated_at: at, _position: position };
+    }
+    case 'PlanRevised':
+      return current && { ...current, ...event.data.changes, updated_at: event.data.at, _position: position };
+    default:
+      return assertNever(event);
+  }
+}
+
+function onPlan(client: ClientOwnFields, plan: AccessPlanDoc, position: number): AccessClientDoc {
+  const grants = effectiveGrants(plan, { scopes: client.scope_overrides, entitlements: client.entitlement_overrides });
+  return { ...client, plan: plan.key, ...grants, _position: position };
+}
+
+async function applyPlanEvent(event: Recorded<PlanEvent>, ctx: ProjectionContext): Promise<void> {
+  const current = await ctx.get<AccessPlanDoc>(ACCESS_PLANS, event.data.plan_id);
+  let plan = current;
+  if (!alreadyApplied(current, event)) {
+    plan = nextPlan(current, event);
+    if (plan) ctx.put(ACCESS_PLANS, plan);
+  }
+  if (event.type !== 'PlanRevised' || !plan) return;
+  // A revision reaches the effective grants of every client on the plan; each is checked on its own, since
+  // a write interrupted half-way may have stored some of them already. A plan document already past this
+  // event gives those clients a later state of the plan, which the later event confirms.
+  const position = positionNumber(event);
+  for (const client of await ctx.find<AccessClientDoc>(ACCESS_CLIENTS, { plan_id: plan.id })) {
+    if (!alreadyApplied(client, event)) ctx.put(ACCESS_CLIENTS, onPlan(client, plan, position));
+  }
+}
+
+async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionContext): Promise<void> {
+  const current = await ctx.get<AccessClientDoc>(ACCESS_CLIENTS, event.data.client_id);
+  if (alreadyApplied(current, event)) return;
+  let client: ClientOwnFields;
+  switch (event.type) {
+    case 'ClientRegistered': {
+      const { client_id, name, plan_id, scopes, entitlements, at } = event.data;
+      client = {
+        _id: client_id,
+        id: client_id,
+        name,
+        plan_id,
+        status: 'active',
+        scope_overrides: scopes,
+        entitlement_overrides: entitlements,
+        created_at: at,
+        updated_at: at,
+      };
+      break;
+    }
+    case 'ClientRevised': {
+      if (!current) return;
+      const { plan_id, scopes, entitlements, name } = event.data.changes;
+      client = {
+        ...current,
+        ...(name === undefined ? {} : { name }),
+        ...(plan_id === undefined ? {} : { plan_id }),
+        ...(scopes === undefined ? {} : { scope_overrides: scopes }),
+        ...(entitlements === undefined ? {} : { entitlement_overrides: entitlements }),
+        updated_at: event.data.at,
+      };
+      break;
+    }
+    default:
+      return assertNever(event);
+  }
+  // The write side only registers clients on plans that exist, and plans are never removed.
+  const plan = await ctx.get<AccessPlanDoc>(ACCESS_PLANS, client.plan_id);
+  if (plan) ctx.put(ACCESS_CLIENTS, onPlan(client, plan, positionNumber(event)));
+}
+
+async function applyApiKeyEvent(event: Recorded<ApiKeyEvent>, ctx: ProjectionContext): Promise<void> {
+  const position = positionNumber(event);
+  switch (event.type) {
+    case 'ApiKeyIssued': {
+      const { api_key_id, client_id, environment, key_hash, hint, at } = event.data;
+      if (alreadyApplied(await ctx.get<AccessKeyDoc>(ACCESS_KEYS, key_hash), event)) return;
+      ctx.put(ACCESS_KEYS, {
+        _id: key_hash,
+        id: api_key_id,
+        client_id,
+        environment,
+        hint,
+        status: 'active',
+        issued_at: at,
+        revoked_at: null,
+        _position: position,
+      } satisfies AccessKeyDoc);
+      return;
+    }
+    case 'ApiKeyRevoked':
+      // Documents are keyed by hash; the revocation names the key's id.
+      for (const key of await ctx.find<AccessKeyDoc>(ACCESS_KEYS, { id: event.data.api_key_id })) {
+        if (!alreadyApplied(key, event)) ctx.put(ACCESS_KEYS, { ...key, status: 'revoked', revoked_at: event.data.at, _position: position });
+      }
+      return;
+    default:
+      return assertNever(event);
+  }
+}
+
+/**
+ * Who may call /v1 and with what: plans, clients with their effective grants, and keys by hash. Read by
+ * lookupAccess on every request (a key and its client: two `get`s) and by the admin key listing.
+ */
+export const accessProjection: Projection<AccessEvent> = {
+  name: 'access',
+  collections: [ACCESS_PLANS, ACCESS_CLIENTS, ACCESS_KEYS],
+  indexes: {
+    [ACCESS_PLANS]: [{ keys: [['key', 1]], unique: true }],
+    [ACCESS_CLIENTS]: [{ keys: [['plan_id', 1]] }],
+    [ACCESS_KEYS]: [{ keys: [['id', 1]], unique: true }, { keys: [['client_id', 1], ['id', 1]] }],
+  },
+  handles: everyEventType<AccessEvent>({
+    PlanDefined: true,
+    PlanRevised: true,
+    ClientRegistered: true,
+    ClientRevised: true,
+    ApiKeyIssued: true,
+    ApiKeyRevoked: true,
+  }),
+  async apply(event, ctx) {
+    switch (event.type) {
+      case 'PlanDefined':
+      case 'PlanRevised':
+        return applyPlanEvent(event, ctx);
+      case 'ClientRegistered':
+      case 'ClientRevised':
+        return applyClientEvent(event, ctx);
+      case 'ApiKeyIssued':
+      case 'ApiKeyRevoked':
+        return applyApiKeyEvent(event, ctx);
+      default:
+        return assertNever(event);
+    }
+  },
+};

@@ -1,0 +1,28 @@
+import { accessProjection } from './access.js';
+import { catalogMetadataProjection } from './catalogMetadata.js';
+import { changeFeedProjection } from './changeFeed.js';
+import { communitiesProjection } from './communities.js';
+import { developersProjection } from './developers.js';
+import type { Projection } from './projection.js';
+import { projectResourcesProjection } from './projectResources.js';
+import { projectsProjection } from './projects.js';
+import { statesProjection } from './states.js';
+import { subCommunitiesProjection } from './subCommunities.js';
+
+export const allProjections: readonly Projection[] = [
+  projectsProjection,
+  projectResourcesProjection,
+  changeFeedProjection,
+  developersProjection,
+  communitiesProjection,
+  subCommunitiesProjection,
+  statesProjection,
+  catalogMetadataProjection,
+  accessProjection,
+];
+
+export const projectionNames: readonly string[] = allProjections.map((projection) => projection.name);
+
+export function projectionByName(name: string): Projection | undefined {
+  return allProjections.find((projection) => projection.name === name);
+}

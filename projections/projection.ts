@@ -1,0 +1,61 @@
+import type { DomainEvent, RecordedEvent } from '../src/eventStore/eventStore.js';
+import type { Doc, DocId, IndexSpec, Scalar } from '../src/readStore/readStore.js';
+
+/**
+ * The per-batch unit of work a projection writes through. Reads see the batch's own pending writes, so
+ * events later in a batch build on earlier ones; everything is flushed together with the checkpoint in
+ * one `readStore.write` when the batch ends. Returned documents are shared with the unit of work: treat
+ * them as immutable and `put` a new object to change one.
+ */
+export interface ProjectionContext {
+  get<T extends Doc = Doc>(collection: string, id: DocId): Promise<T | null>;
+  /** The documents that exist, in the order of `ids`. */
+  getMany<T extends Doc = Doc>(collection: string, ids: readonly DocId[]): Promise<T[]>;
+  /** Documents whose fields equal the given values (an array field matches when any element does). */
+  find<T extends Doc = Doc>(collection: string, equals: Record<string, Scalar>): Promise<T[]>;
+  put(collection: string, doc: Doc): void;
+  delete(collection: string, id: DocId): void;
+}
+
+/**
+ * A read model: the collections it owns (rebuilt together, never read by any other projection), the
+ * indexes its queries need, the event types it reacts to, and how one event changes its documents.
+ * `apply` must be idempotent: applying an event a second time leaves the documents as they were.
+ */
+export interface Projection<Event extends DomainEvent = DomainEvent> {
+  readonly name: string;
+  readonly collections: string[];
+  readonly indexes: Record<string, IndexSpec[]>;
+  readonly handles: readonly Event['type'][];
+  apply(event: Recorded<Event>, ctx: ProjectionContext): Promise<void>;
+}
+
+/** A recorded event per member of an event union, so a switch on `type` narrows `data`. */
+export type Recorded<Event extends DomainEvent> = Event extends DomainEvent ? RecordedEvent<Event> : never;
+
+/**
+ * Every type of an event union, listed through a Record so that a type added to the union cannot be left
+ * out of a projection's `handles` unnoticed.
+ */
+export function everyEventType<Event extends DomainEvent>(types: Record<Event['type'], true>): Event['type'][] {
+  return Object.keys(types) as Event['type'][];
+}
+
+/**
+ * Global log position as stored in documents (`_position`) and the change feed. JSON documents cannot hold
+ * a bigint; log positions stay far below 2^53 (EventStoreDB commit positions are byte offsets in the log).
+ */
+export function positionNumber(event: RecordedEvent): number {
+  return Number(event.position);
+}
+
+/** Documents stamped with the position of the last event applied to them. */
+export type PositionedDoc = Doc & { _position: number };
+
+/**
+ * The generic idempotency guard: an event at or before the document's `_position` has already been
+ * applied to it (events reach a projection in log order).
+ */
+export function alreadyApplied(doc: { _position?: unknown } | null | undefined, event: RecordedEvent): boolean {
+  return typeof doc?._position === 'number' && doc._position >= positionNumber(event);
+}

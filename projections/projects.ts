@@ -1,0 +1,442 @@
+import { assertNever } from '../src/domain/decider.js';
+import type { CommunityEvent } from '../src/catalogue/community.js';
+import type { DeveloperEvent } from '../src/catalogue/developer.js';
+import {
+  projectOwnEditEventTypes,
+  type ProjectEventOf,
+  type ProjectFields,
+  type ProjectNature,
+  type ProjectStatus,
+} from '../src/catalogue/project.js';
+import type { UnitTypeEvent, UnitTypeKind } from '../src/catalogue/unitType.js';
+import { apiLocation, roundArea, searchText, type ApiLocation } from './apiShape.js';
+import {
+  alreadyApplied,
+  everyEventType,
+  positionNumber,
+  type PositionedDoc,
+  type Projection,
+  type ProjectionContext,
+  type Recorded,
+} from './projection.js';
+
+export const PROJECTS = 'projects';
+/** What this projection keeps of unit types, developers and communities (it reads no other projection). */
+export const PROJECTS_UNIT_TYPES = 'projects_unit_types';
+export const PROJECTS_DEVELOPERS = 'projects_developers';
+export const PROJECTS_COMMUNITIES = 'projects_communities';
+
+export interface BedroomType {
+  id: number;
+  name: string;
+  /** studio 0, bedrooms its count, bedrooms_or_more 6, other null. */
+  bedrooms: number | null;
+  kind: UnitTypeKind;
+}
+
+export interface BedroomRange {
+  min: number;
+  max: number;
+  max_or_more: boolean;
+  label: string;
+}
+
+export interface CoverImage {
+  media_id: number;
+  key: string;
+}
+
+interface GalleryEntry {
+  media_id: number;
+  position: number;
+  key: string;
+}
+
+/** Summary and detail representation of a project, in API shape; `_`-fields are the projection's own. */
+export interface ProjectDoc extends PositionedDoc {
+  _id: number;
+  id: number;
+  slug: string;
+  name: string;
+  developer_id: number;
+  state_id: number;
+  community_id: number;
+  sub_community_id: number | null;
+  nature: ProjectNature;
+  status: ProjectStatus;
+  published: boolean;
+  deleted: boolean;
+  created_at: string;
+  /** The project's own last edit (core events only). */
+  updated_at: string;
+  starting_from: number | null;
+  currency: string;
+  /** Unit-type ids as strings, in the order the editor gave them. */
+  bedrooms: string[];
+  /** Ordered by the unit types' sort_order, then id. */
+  bedroom_types: BedroomType[];
+  bedroom_range: BedroomRange | null;
+  location: ApiLocation;
+  map_embed_html: string | null;
+  area_from: number | string | null;
+  area_to: number | string | null;
+  completion_date: string | null;
+  overview: string;
+  description: string;
+  master_plan: string;
+  property_no: string;
+  license_no: string;
+  project_types: string[];
+  video_description: string;
+  down_payment_percent: number | null;
+  service_charges: string | null;
+  /** The first gallery picture (lowest position, then media id): list thumbnails. */
+  cover_image: CoverImage | null;
+  media_count: number;
+  floor_plan_count: number;
+  payment_plan_count: number;
+  _gallery: GalleryEntry[];
+  /** Name, slug, developer name and community name, lower-cased. */
+  _search: string;
+}
+
+interface UnitTypeDoc extends PositionedDoc {
+  _id: number;
+  name: string;
+  kind: UnitTypeKind;
+  bedrooms: number | null;
+  sort_order: number;
+}
+
+interface NameDoc extends PositionedDoc {
+  _id: number;
+  name: string;
+}
+
+const projectCollectionEventTypes = [
+  'FloorPlanAdded',
+  'FloorPlanRemoved',
+  'PaymentPlanAdded',
+  'PaymentPlanRemoved',
+  'GalleryPictureAdded',
+  'GalleryPictureRevised',
+  'GalleryPictureReplaced',
+  'GalleryPictureRemoved',
+] as const;
+
+type OwnEditEvent = ProjectEventOf<(typeof projectOwnEditEventTypes)[number]>;
+type CollectionEvent = ProjectEventOf<(typeof projectCollectionEventTypes)[number]>;
+type NamedReferenceEvent =
+  | Extract<DeveloperEvent, { type: 'DeveloperCreated' | 'DeveloperRevised' }>
+  | Extract<CommunityEvent, { type: 'CommunityCreated' | 'CommunityRevised' }>;
+type ProjectsEvent = OwnEditEvent | CollectionEvent | UnitTypeEvent | NamedReferenceEvent;
+
+/** A unit type's bedroom count as the API prints it, whatever the stored count says. */
+function bedroomsOf(kind: UnitTypeKind, bedrooms: number | null): number | null {
+  switch (kind) {
+    case 'studio':
+      return 0;
+    case 'bedrooms':
+      return bedrooms;
+    case 'bedrooms_or_more':
+      return 6;
+    case 'other':
+      return null;
+    default:
+      return assertNever(kind);
+  }
+}
+
+const countLabel = (count: number, orMore: boolean): string => {
+  if (count === 0) return 'Studio';
+  if (orMore) return `${count}+ Bedrooms`;
+  return count === 1 ? '1 Bedroom' : `${count} Bedrooms`;
+};
+
+/**
+ * The residential span of a project's unit types; null when it has none (only offices, retail, ...).
+ *
+ * Label format: one value prints alone ("Studio", "1 Bedroom", "2 Bedrooms", "6+ Bedrooms"); a span
+ * prints "<min> – <max> Bedrooms" with an en dash between spaces, the minimum as a bare number or
+ * "Studio" and the maximum with its unit ("1 – 3 Bedrooms", "Studio – 1 Bedroom", "Studio – 3 Bedrooms",
+ * "1 – 6+ Bedrooms").
+ */
+export function bedroomRange(types: readonly BedroomType[]): BedroomRange | null {
+  const counts = types.flatMap((type) => (type.bedrooms === null ? [] : [type.bedrooms]));
+  if (counts.length === 0) return null;
+  const min = Math.min(...counts);
+  const max = Math.max(...counts);
+  const maxOrMore = types.some((type) => type.kind === 'bedrooms_or_more' && type.bedrooms === max);
+  const label =
+    min === max ? countLabel(max, maxOrMore) : `${min === 0 ? 'Studio' : String(min)} – ${countLabel(max, maxOrMore)}`;
+  return { min, max, max_or_more: maxOrMore, label };
+}
+
+export function bedroomTypes(unitTypes: readonly UnitTypeDoc[]): BedroomType[] {
+  return [...unitTypes]
+    .sort((a, b) => a.sort_order - b.sort_order || a._id - b._id)
+    .map((unitType) => ({
+      id: unitType._id,
+      name: unitType.name,
+      bedrooms: bedroomsOf(unitType.kind, unitType.bedrooms),
+      kind: unitType.kind,
+    }));
+}
+
+async function bedroomFields(
+  ctx: ProjectionContext,
+  unitTypeIds: readonly number[],
+): Promise<Pick<ProjectDoc, 'bedrooms' | 'bedroom_types' | 'bedroom_range'>> {
+  const types = bedroomTypes(await ctx.getMany<UnitTypeDoc>(PROJECTS_UNIT_TYPES, unitTypeIds));
+  return { bedrooms: unitTypeIds.map(String), bedroom_types: types, bedroom_range: bedroomRange(types) };
+}
+
+async function projectSearch(ctx: ProjectionContext, project: Pick<ProjectDoc, 'name' | 'slug' | 'developer_id' | 'community_id'>) {
+  const [developer, community] = await Promise.all([
+    ctx.get<NameDoc>(PROJECTS_DEVELOPERS, project.developer_id),
+    ctx.get<NameDoc>(PROJECTS_COMMUNITIES, project.community_id),
+  ]);
+  return searchText(project.name, project.slug, developer?.name, community?.name);
+}
+
+/** Revised core fields in API shape (raw values that the API prints differently are converted). */
+async function shapedChanges(ctx: ProjectionContext, changes: Partial<ProjectFields>): Promise<Partial<ProjectDoc>> {
+  const { unit_type_ids, location, area_from, area_to, ...asGiven } = changes;
+  return {
+    ...asGiven,
+    ...(unit_type_ids === undefined ? {} : await bedroomFields(ctx, unit_type_ids)),
+    ...(location === undefined ? {} : { location: apiLocation(location) }),
+    ...(area_from === undefined ? {} : { area_from: roundArea(area_from) }),
+    ...(area_to === undefined ? {} : { area_to: roundArea(area_to) }),
+  };
+}
+
+/** `gallery` is a fresh array, which this sorts and keeps. */
+function withGallery(project: ProjectDoc, gallery: GalleryEntry[], position: number): ProjectDoc {
+  const ordered = gallery.sort((a, b) => a.position - b.position || a.media_id - b.media_id);
+  const first = ordered[0];
+  return {
+    ...project,
+    _gallery: ordered,
+    media_count: ordered.length,
+    cover_image: first ? { media_id: first.media_id, key: first.key } : null,
+    _position: position,
+  };
+}
+
+async function applyOwnEdit(event: Recorded<OwnEditEvent>, current: ProjectDoc | null, ctx: ProjectionContext): Promise<ProjectDoc | null> {
+  const position = positionNumber(event);
+  switch (event.type) {
+    case 'ProjectCreated': {
+      const { project_id, at, status, unit_type_ids, location, area_from, area_to, ...asGiven } = event.data;
+      const created: ProjectDoc = {
+        _id: project_id,
+        id: project_id,
+        ...asGiven,
+        status,
+        published: false,
+        deleted: false,
+        created_at: at,
+        updated_at: at,
+        ...(await bedroomFields(ctx, unit_type_ids)),
+        location: apiLocation(location),
+        area_from: roundArea(area_from),
+        area_to: roundArea(area_to),
+        cover_image: null,
+        media_count: 0,
+        floor_plan_count: 0,
+        payment_plan_count: 0,
+        _gallery: [],
+        _search: '',
+        _position: position,
+      };
+      return { ...created, _search: await projectSearch(ctx, created) };
+    }
+    case 'ProjectRevised': {
+      if (!current) return null;
+      const revised: ProjectDoc = {
+        ...current,
+        ...(await shapedChanges(ctx, event.data.changes)),
+        updated_at: event.data.at,
+        _position: position,
+      };
+      return { ...revised, _search: await projectSearch(ctx, revised) };
+    }
+    case 'ProjectPublished':
+      return current && { ...current, published: true, updated_at: event.data.at, _position: position };
+    case 'ProjectUnpublished':
+      return current && { ...current, published: false, updated_at: event.data.at, _position: position };
+    case 'ProjectStatusChanged':
+      return current && { ...current, status: event.data.status, updated_at: event.data.at, _position: position };
+    case 'ProjectDeleted':
+      return current && { ...current, deleted: true, published: false, updated_at: event.data.at, _position: position };
+    default:
+      return assertNever(event);
+  }
+}
+
+/**
+ * Related edits change only the list conveniences; they never move updated_at. One copy of the document
+ * per event: it has some forty fields and these are the most frequent events of a replay.
+ */
+function applyCollectionEdit(event: Recorded<CollectionEvent>, current: ProjectDoc): ProjectDoc {
+  const position = positionNumber(event);
+  switch (event.type) {
+    case 'FloorPlanAdded':
+      return { ...current, floor_plan_count: current.floor_plan_count + 1, _position: position };
+    case 'FloorPlanRemoved':
+      return { ...current, floor_plan_count: Math.max(0, current.floor_plan_count - 1), _position: position };
+    case 'PaymentPlanAdded':
+      return { ...current, payment_plan_count: current.payment_plan_count + 1, _position: position };
+    case 'PaymentPlanRemoved':
+      return { ...current, payment_plan_count: Math.max(0, current.payment_plan_count - 1), _position: position };
+    case 'GalleryPictureAdded': {
+      const { media_id, position: order, image } = event.data.picture;
+      const others = current._gallery.filter((entry) => entry.media_id !== media_id);
+      return withGallery(current, [...others, { media_id, position: order, key: image.key }], position);
+    }
+    case 'GalleryPictureRevised': {
+      const { media_id, changes } = event.data;
+      const gallery = current._gallery.map((entry) =>
+        entry.media_id === media_id && changes.position !== undefined ? { ...entry, position: changes.position } : entry,
+      );
+      return withGallery(current, gallery, position);
+    }
+    case 'GalleryPictureReplaced': {
+      const { media_id, image } = event.data;
+      return withGallery(
+        current,
+        current._gallery.map((entry) => (entry.media_id === media_id ? { ...entry, key: image.key } : entry)),
+        position,
+      );
+    }
+    case 'GalleryPictureRemoved':
+      return withGallery(
+        current,
+        current._gallery.filter((entry) => entry.media_id !== event.data.media_id),
+        position,
+      );
+    default:
+      return assertNever(event);
+  }
+}
+
+async function applyUnitTypeEvent(event: Recorded<UnitTypeEvent>, ctx: ProjectionContext): Promise<void> {
+  const id = event.data.unit_type_id;
+  const position = positionNumber(event);
+  const current = await ctx.get<UnitTypeDoc>(PROJECTS_UNIT_TYPES, id);
+  if (!alreadyApplied(current, event)) {
+    switch (event.type) {
+      case 'UnitTypeCreated': {
+        const { name, kind, bedrooms, sort_order } = event.data;
+        ctx.put(PROJECTS_UNIT_TYPES, { _id: id, name, kind, bedrooms, sort_order, _position: position } satisfies UnitTypeDoc);
+        break;
+      }
+      case 'UnitTypeRevised':
+        if (current) ctx.put(PROJECTS_UNIT_TYPES, { ...current, ...event.data.changes, _position: position });
+        break;
+      default:
+        return assertNever(event);
+    }
+  }
+  // Projects can only name unit types that exist, so only a revision reaches projects already written.
+  if (event.type !== 'UnitTypeRevised') return;
+  for (const project of await ctx.find<ProjectDoc>(PROJECTS, { bedrooms: String(id) })) {
+    if (alreadyApplied(project, event)) continue;
+    ctx.put(PROJECTS, { ...project, ...(await bedroomFields(ctx, project.bedrooms.map(Number))), _position: position });
+  }
+}
+
+async function applyNamedReferenceEvent(event: Recorded<NamedReferenceEvent>, ctx: ProjectionContext): Promise<void> {
+  let collection: string;
+  let referenceField: 'developer_id' | 'community_id';
+  let id: number;
+  let name: string | undefined;
+  switch (event.type) {
+    case 'DeveloperCreated':
+    case 'DeveloperRevised':
+      collection = PROJECTS_DEVELOPERS;
+      referenceField = 'developer_id';
+      id = event.data.developer_id;
+      name = event.type === 'DeveloperCreated' ? event.data.name : event.data.changes.name;
+      break;
+    case 'CommunityCreated':
+    case 'CommunityRevised':
+      collection = PROJECTS_COMMUNITIES;
+      referenceField = 'community_id';
+      id = event.data.community_id;
+      name = event.type === 'CommunityCreated' ? event.data.name : event.data.changes.name;
+      break;
+    default:
+      return assertNever(event);
+  }
+  if (name === undefined) return;
+  const position = positionNumber(event);
+  const current = await ctx.get<NameDoc>(collection, id);
+  if (!alreadyApplied(current, event)) ctx.put(collection, { _id: id, name, _position: position } satisfies NameDoc);
+  if (event.type === 'DeveloperCreated' || event.type === 'CommunityCreated') return;
+  // A rename reaches the search text of every project that names the developer or community; each is
+  // checked on its own, since a write interrupted half-way may have stored some of them already.
+  for (const project of await ctx.find<ProjectDoc>(PROJECTS, { [referenceField]: id })) {
+    if (alreadyApplied(project, event)) continue;
+    ctx.put(PROJECTS, { ...project, _search: await projectSearch(ctx, project), _position: position });
+  }
+}
+
+const ownEditTypes: ReadonlySet<string> = new Set(projectOwnEditEventTypes);
+const isOwnEdit = (event: Recorded<OwnEditEvent | CollectionEvent>): event is Recorded<OwnEditEvent> =>
+  ownEditTypes.has(event.type);
+
+/**
+ * Projects in summary and detail representation (GET /projects, /projects/{id-or-slug}, detail batches).
+ * Reference names and unit types come from this projection's own collections, so a replay of it alone
+ * is complete.
+ */
+export const projectsProjection: Projection<ProjectsEvent> = {
+  name: 'projects',
+  collections: [PROJECTS, PROJECTS_UNIT_TYPES, PROJECTS_DEVELOPERS, PROJECTS_COMMUNITIES],
+  indexes: {
+    [PROJECTS]: [
+      { keys: [['slug', 1]], unique: true },
+      { keys: [['developer_id', 1]] },
+      { keys: [['community_id', 1]] },
+      { keys: [['state_id', 1]] },
+      { keys: [['nature', 1]] },
+      { keys: [['published', 1], ['deleted', 1]] },
+      { keys: [['starting_from', 1]] },
+      { keys: [['updated_at', 1]] },
+      { keys: [['name', 1]] },
+      { keys: [['bedrooms', 1]] },
+    ],
+  },
+  handles: [
+    ...projectOwnEditEventTypes,
+    ...projectCollectionEventTypes,
+    ...everyEventType<UnitTypeEvent | NamedReferenceEvent>({
+      UnitTypeCreated: true,
+      UnitTypeRevised: true,
+      DeveloperCreated: true,
+      DeveloperRevised: true,
+      CommunityCreated: true,
+      CommunityRevised: true,
+    }),
+  ],
+  async apply(event, ctx) {
+    switch (event.type) {
+      case 'UnitTypeCreated':
+      case 'UnitTypeRevised':
+        return applyUnitTypeEvent(event, ctx);
+      case 'DeveloperCreated':
+      case 'DeveloperRevised':
+      case 'CommunityCreated':
+      case 'CommunityRevised':
+        return applyNamedReferenceEvent(event, ctx);
+      default: {
+        const current = await ctx.get<ProjectDoc>(PROJECTS, event.data.project_id);
+        if (alreadyApplied(current, event)) return;
+        const next = isOwnEdit(event) ? await applyOwnEdit(event, current, ctx) : current && applyCollectionEdit(event, current);
+        if (next) ctx.put(PROJECTS, next);
+      }
+    }
+  },
+};

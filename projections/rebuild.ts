@@ -1,0 +1,140 @@
+import type { EventStore, RecordedEvent } from '../src/eventStore/eventStore.js';
+import type { GenerationStore, ReadStore } from '../src/readStore/readStore.js';
+import type { Projection } from './projection.js';
+import { FreshGenerationDocuments, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
+
+export interface RebuildProgress {
+  processed: number;
+  /** Estimated from log positions; exact for the embedded store, whose positions count events. */
+  total: number;
+  eventsPerSecond: number;
+}
+
+export interface RebuildOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: readonly Projection[];
+  /** Events per page read and per write; each projection writes once per page. */
+  batchSize?: number;
+  onProgress?: (progress: RebuildProgress) => void;
+}
+
+export interface RebuildResult {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+}
+
+const DEFAULT_REBUILD_BATCH_SIZE = 5_000;
+
+interface GenerationTarget {
+  projection: Projection;
+  handled: ReadonlySet<string>;
+  generation: GenerationStore;
+  documents: FreshGenerationDocuments;
+  promoted: boolean;
+}
+
+/**
+ * Rebuilds projections from the start of the log into fresh generations (blue/green): the global log is
+ * read once, in large pages, and every page feeds every selected projection, which writes it with its
+ * checkpoint in one write. Reading goes on until a page comes back empty, so the generations have caught
+ * up with the head when they are promoted, all together; on any error they are discarded and the live
+ * models were never touched. A projector running elsewhere notices the promoted checkpoints and resumes
+ * from them.
+ */
+export async function rebuildProjections(options: RebuildOptions): Promise<RebuildResult> {
+  const { eventStore, readStore, projections, onProgress } = options;
+  const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH_SIZE;
+  const started = performance.now();
+  const elapsedSeconds = () => (performance.now() - started) / 1000;
+
+  const targets: GenerationTarget[] = [];
+  try {
+    for (const projection of projections) {
+      const generation = await readStore.beginGeneration(projection.collections);
+      targets.push({ projection, handled: new Set(projection.handles), generation, documents: new FreshGenerationDocuments(), promoted: false });
+      for (const [collection, indexes] of Object.entries(projection.indexes)) {
+        await generation.ensureIndexes(collection, indexes);
+      }
+    }
+
+    const router = new EventRouter(targets);
+    const head = await eventStore.headPosition();
+    let processed = 0;
+    let firstPosition: bigint | null = null;
+    let page = await eventStore.readAll({ maxCount: batchSize });
+    while (page.length > 0) {
+      const last = page.at(-1)!;
+      // Reading the next page while this one is projected overlaps I/O with work on a remote event store.
+      const nextPage = eventStore.readAll({ after: last.position, maxCount: batchSize });
+      // Awaited below; if projecting this page fails first, its rejection must not go unhandled.
+      nextPage.catch(() => undefined);
+      const shares = router.split(page);
+      for (const [index, target] of targets.entries()) {
+        // The whole page's share was routed above; the halves of a failed page pick their own.
+        await projectHalvingOnFailure(page, (events) =>
+          projectEvents(target, events === page ? shares[index]! : events.filter((event) => target.handled.has(event.type)), events.at(-1)!.position),
+        );
+      }
+      processed += page.length;
+      firstPosition ??= page[0]!.position;
+      if (onProgress) {
+        onProgress({
+          processed,
+          total: estimateTotal(processed, firstPosition, last.position, head),
+          eventsPerSecond: processed / Math.max(elapsedSeconds(), 1e-9),
+        });
+      }
+      page = await nextPage;
+    }
+
+    for (const target of targets) {
+      await target.generation.promote();
+      target.promoted = true;
+    }
+    const seconds = elapsedSeconds();
+    return { events: processed, seconds, eventsPerSecond: processed / Math.max(seconds, 1e-9) };
+  } catch (error) {
+    const unpromoted = targets.filter((target) => !target.promoted);
+    await Promise.allSettled(unpromoted.map(({ generation }) => generation.discard()));
+    throw error;
+  }
+}
+
+/**
+ * Splits a page into each target's events, in log order: one lookup per event instead of one per event and
+ * projection, since most events concern one or two of the projections.
+ */
+class EventRouter {
+  private readonly routes = new Map<string, number[]>();
+
+  constructor(private readonly targets: readonly GenerationTarget[]) {}
+
+  split(page: readonly RecordedEvent[]): RecordedEvent[][] {
+    const shares = this.targets.map((): RecordedEvent[] => []);
+    for (const event of page) {
+      let route = this.routes.get(event.type);
+      if (!route) {
+        route = this.targets.flatMap((target, index) => (target.handled.has(event.type) ? [index] : []));
+        this.routes.set(event.type, route);
+      }
+      for (const index of route) shares[index]!.push(event);
+    }
+    return shares;
+  }
+}
+
+/** Applies the events the target handles; the checkpoint is `position`, the end of the events read. */
+async function projectEvents(target: GenerationTarget, handled: readonly RecordedEvent[], position: bigint): Promise<void> {
+  const unitOfWork = new UnitOfWork(target.generation, target.documents);
+  for (const event of handled) await target.projection.apply(event, unitOfWork);
+  await target.generation.write(unitOfWork.ops(), [{ name: target.projection.name, position }]);
+  unitOfWork.committed();
+}
+
+function estimateTotal(processed: number, first: bigint, last: bigint, head: bigint | null): number {
+  if (head === null || head <= last) return processed;
+  const span = Number(last - first) + 1;
+  return Math.round(processed + (Number(head - last) * processed) / span);
+}

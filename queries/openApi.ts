@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { stringify } from 'yaml';
+import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
+import { healthResponseSchema } from './health.js';
+import type { QueryRoute } from './queryRoute.js';
+
+const etagHeader = z.string().meta({
+  description: 'Strong validator of the payload at this URL (data and the stable meta fields). Send it back as If-None-Match.',
+  header: { id: 'ETag' },
+});
+const quotaUnitsHeader = z.string().meta({ description: 'Weighted cost of this batch in quota units (same value as meta.quota_units).', header: { id: 'XQuotaUnits' } });
+const ifNoneMatchParameter = z
+  .string()
+  .optional()
+  .meta({
+    description: 'Entity tags (strong or weak, a list, or *) compared weakly per RFC 9110; a match answers 304 with an empty body.',
+    param: { id: 'IfNoneMatch' },
+  });
+
+const ERROR_RESPONSES = {
+  badRequest: errorResponse(
+    'BadRequest',
+    'The request cannot be used as sent.',
+    ['API_KEY_IN_QUERY', 'BAD_REQUEST'],
+    'API_KEY_IN_QUERY: a key was sent in the query string; it is not used (and must be rotated). BAD_REQUEST: an undecodable URL.',
+  ),
+  unauthenticated: errorResponse(
+    'Unauthenticated',
+    'Key missing, malformed, unknown or not usable here; one body whatever the reason, so nothing about any account is revealed.',
+    ['UNAUTHENTICATED'],
+    'Always UNAUTHENTICATED.',
+    { 'WWW-Authenticate': z.string().meta({ description: 'Bearer' }) },
+  ),
+  forbidden: errorResponse(
+    'Forbidden',
+    'The key is valid but lacks what the operation needs.',
+    ['INSUFFICIENT_SCOPE', 'ENTITLEMENT_REQUIRED'],
+    'INSUFFICIENT_SCOPE: details.missing_scopes lists the scopes the key lacks. ENTITLEMENT_REQUIRED: details.missing_entitlements lists the ' +
+      'plan entitlements missing. Both lists are always present in details.',
+  ),
+  notFound: errorResponse(
+    'NotFound',
+    'Not available: missing, unpublished or outside the caller\'s access (one answer for all).',
+    ['NOT_FOUND'],
+    'NOT_FOUND.',
+  ),
+  videoNotAvailable: errorResponse('VideoNotAvailable', 'The project is not available, or has no video.', ['NOT_FOUND', 'VIDEO_NOT_AVAILABLE'], 'NOT_FOUND: the project; VIDEO_NOT_AVAILABLE: its video.'),
+  documentUnavailable: errorResponse(
+    'DocumentUnavailable',
+    'The project is not available, or the document cannot be located.',
+    ['NOT_FOUND', 'DOCUMENT_UNAVAILABLE'],
+    'NOT_FOUND: the project; DOCUMENT_UNAVAILABLE: its document.',
+  ),
+  unprocessable: errorResponse(
+    'ValidationFailed',
+    'The request is not valid.',
+    ['VALIDATION_FAILED'],
+    'VALIDATION_FAILED: details.fields maps every offending input (`query.<name>`, `params.<name>`) to its problem: unknown parameters, bad ' +
+      'types or enum values, per_page over 100, more ids than allowed, duplicate ids, a bad sort field. Nothing is ignored or clamped.',
+  ),
+};
+
+function notFoundResponse(route: QueryRoute): Record<string, ZodOpenApiResponseObject> {
+  if (route.errors.includes('videoNotAvailable')) return { '404': ERROR_RESPONSES.videoNotAvailable };
+  if (route.errors.includes('documentUnavailable')) return { '404': ERROR_RESPONSES.documentUnavailable };
+  if (route.errors.includes('notFound')) return { '404': ERROR_RESPONSES.notFound };
+  return {};
+}
+
+function operationOf(route: QueryRoute): ZodOpenApiOperationObject {
+  const grants = [
+    route.scopes.length > 0 ? `Scope: ${route.scopes.join(', ')}.` : '',
+    route.entitlements.length > 0 ? `Entitlement: ${route.entitlements.join(', ')}.` : '',
+  ].filter(Boolean);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: [route.description ?? '', ...grants].filter(Boolean).join('\n\n'),
+    tags: [route.tag],
+    requestParams: {
+      path: route.params as z.ZodObject,
+      query: route.query as z.ZodObject,
+      header: z.object({ 'X-Request-Id': requestIdParameter, 'If-None-Match': ifNoneMatchParameter }),
+    },
+    responses: {
+      '200': {
+        description: 'OK.',
+        headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader, ...(route.weighted ? { 'X-Quota-Units': quotaUnitsHeader.optional() } : {}) }),
+        content: { 'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend((route.meta as z.ZodObject).shape) : meta }) } },
+      },
+      '304': { description: 'Not modified: If-None-Match matched the current ETag. Empty body.', headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader }) },
+      '400': ERROR_RESPONSES.badRequest,
+      '401': ERROR_RESPONSES.unauthenticated,
+      '403': ERROR_RESPONSES.forbidden,
+      ...notFoundResponse(route),
+      '422': ERROR_RESPONSES.unprocessable,
+    },
+  };
+}
+
+const DESCRIPTION = `Read API of the commercial property catalogue: projects with their developers, states, communities and sub-communities, and each project's related collections.
+
+- Authentication: \`Authorization: Bearer <API key>\`; \`svc_live_\` keys are production, \`svc_test_\` keys sandbox. A key in the query string is refused (400 API_KEY_IN_QUERY) and never used. Only /health and /openapi.yaml need no key.
+- Success body \`{ data, meta }\` with \`meta.request_id\` and \`meta.generated_at\`; lists add \`meta.pagination\` = \`{ page, per_page, total, total_pages }\`. Error body \`{ error: { code, message, details }, meta }\`. Every response carries X-Request-Id.
+- Pagination: \`page\` defaults to 1, \`per_page\` to 20 (maximum 100). \`per_page\` over 100, more than 100 \`ids\`, duplicate ids, an unknown parameter, a bad type or enum value answer 422 VALIDATION_FAILED naming each parameter in \`details.fields\`; nothing is silently ignored or clamped.
+- \`{id-or-slug}\` accepts a numeric id or a slug (slugs always contain a letter).
+- Not found: 404 NOT_FOUND, the same whether a record is missing, unpublished or outside the caller's access.
+- Scopes and entitlements: a missing scope answers 403 INSUFFICIENT_SCOPE (\`details.missing_scopes\`), a missing plan entitlement 403 ENTITLEMENT_REQUIRED (\`details.missing_entitlements\`).
+- Conditional requests: every successful GET carries a strong ETag over its payload; If-None-Match (strong or weak validators, lists, \`*\`; weak comparison per RFC 9110) answers 304 with an empty body.
+- Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire.
+- Within v1 fields and endpoints may be added; clients must ignore unknown JSON fields.`;
+
+/** The OpenAPI 3.1 document of /v1, generated from the same route table and zod schemas the router uses. */
+export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
+  const paths: ZodOpenApiPathsObject = {
+    '/health': {
+      get: {
+        operationId: 'getHealth',
+        summary: 'Health check (no key, no quota)',
+        tags: ['Service'],
+        security: [],
+        responses: {
+          '200': { description: 'Every check passed.', headers: z.object({ 'X-Request-Id': requestIdHeader }), content: { 'application/json': { schema: healthResponseSchema } } },
+          '503': { description: 'A check failed: status degraded, failing checks false.', headers: z.object({ 'X-Request-Id': requestIdHeader }), content: { 'application/json': { schema: healthResponseSchema } } },
+        },
+      },
+    },
+    '/openapi.yaml': {
+      get: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This document (no key)',
+        tags: ['Service'],
+        security: [],
+        responses: { '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/yaml': { schema: z.string() } } } },
+      },
+    },
+  };
+  for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = operationOf(route);
+  return createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Commercial Property Catalogue API', version: '1.0.0', description: DESCRIPTION },
+    servers: [{ url: '/v1', description: '{base_url}' }],
+    security: [{ apiKey: [] }],
+    tags: [...new Set(['Service', ...routes.map((route) => route.tag)])].map((name) => ({ name })),
+    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } } },
+    paths,
+  });
+}
+
+export function apiOpenApiYaml(routes: readonly QueryRoute[]): string {
+  return stringify(createApiOpenApiDocument(routes), { aliasDuplicateObjects: false });
+}

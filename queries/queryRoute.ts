@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import type { AccessContext, Entitlement, Scope } from '../src/access/accessContext.js';
+import { ValidationFailed } from '../src/domain/errors.js';
+import { accessOf, requireGrants } from '../src/http/apiAuth.js';
+import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
+import { answeredNotModified, responseMeta } from '../src/http/responses.js';
+import type { LinkSigner } from '../src/http/signedLinks.js';
+import { issuesToFields } from '../src/http/validation.js';
+import type { ReadStore } from '../src/readStore/readStore.js';
+
+/** What a /v1 query handler may use. */
+export interface QueryDeps {
+  readStore: ReadStore;
+  linkSigner: LinkSigner;
+  clock: () => Date;
+  /** Configured `{base_url}`; unset = derived from each request. */
+  publicBaseUrl?: string;
+}
+
+export interface QueryInput<Params, Query> {
+  params: Params;
+  query: Query;
+  access: AccessContext;
+  /** `{base_url}` for absolute image addresses and links, ending in /v1. */
+  baseUrl: string;
+}
+
+export interface QueryResult {
+  data: unknown;
+  /** Added to `meta` (pagination, quota_units, ...); part of the ETag, unlike request_id and generated_at. */
+  meta?: Record<string, unknown>;
+  /** Weighted batch cost, also sent as X-Quota-Units. */
+  quotaUnits?: number;
+}
+
+/** Error responses an operation documents beyond the ones every /v1 operation has. */
+export type QueryErrorKind = 'notFound' | 'videoNotAvailable' | 'documentUnavailable';
+
+/**
+ * One /v1 read operation. The router parses params and query with these strict zod schemas, checks the
+ * grants, and sends `{ data, meta }` with an ETag; the OpenAPI document is generated from the same table.
+ */
+export interface QueryRoute<Params extends z.ZodType = z.ZodType, Query extends z.ZodType = z.ZodType> {
+  /** Express-style path below /v1. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Checked before the input is parsed. */
+  scopes: Scope[];
+  entitlements: Entitlement[];
+  /** Grants that depend on the parsed query (the related-resource batch); checked after parsing. */
+  grantsFor?(query: z.infer<Query>): { scopes: Scope[]; entitlements: Entitlement[] };
+  params: Params;
+  query: Query;
+  /** Schema of `data` (documentation and response tests). */
+  response: z.ZodType;
+  /** Schema of the extra `meta` fields, when the operation adds any. */
+  meta?: z.ZodType;
+  errors: QueryErrorKind[];
+  /** The response carries X-Quota-Units. */
+  weighted?: boolean;
+  handle(input: QueryInput<z.infer<Params>, z.infer<Query>>, deps: QueryDeps): Promise<QueryResult>;
+}
+
+function parseInput(route: QueryRoute, req: Request) {
+  const params = route.params.safeParse({ ...req.params });
+  const query = route.query.safeParse({ ...req.query });
+  const fields: Record<string, string> = {};
+  if (!params.success) issuesToFields('params', params.error.issues, fields);
+  if (!query.success) issuesToFields('query', query.error.issues, fields);
+  if (!params.success || !query.success) throw new ValidationFailed(fields);
+  return { params: params.data, query: query.data };
+}
+
+function baseUrlOf(req: Request, deps: QueryDeps): string {
+  return deps.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}/v1`;
+}
+
+/**
+ * The body is serialised once: its `data` and stable `meta` also make the ETag (a strong validator of the
+ * payload at this URL), while request_id and generated_at stay outside it.
+ */
+function send(req: Request, res: Response, result: QueryResult): void {
+  const data = JSON.stringify(result.data);
+  const stableMeta = result.meta ?? {};
+  const etag = `"${createHash('sha1').update(data).update(JSON.stringify(stableMeta)).digest('base64url')}"`;
+  if (result.quotaUnits !== undefined) res.setHeader('X-Quota-Units', String(result.quotaUnits));
+  if (answeredNotModified(req, res, etag)) return;
+  res.status(200).type('application/json').send(`{"data":${data},"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`);
+}
+
+/** The /v1 routes of `routes`; authentication is mounted in front of it (src/http/app.ts). */
+export function createQueryRouter(routes: readonly QueryRoute[], deps: QueryDeps): Router {
+  const router = Router();
+  for (const route of routes) {
+    router.get(route.path, async (req, res) => {
+      const access = accessOf(res);
+      requireGrants(access, route.scopes, route.entitlements);
+      const { params, query } = parseInput(route, req);
+      if (route.grantsFor) {
+        const grants = route.grantsFor(query);
+        requireGrants(access, grants.scopes, grants.entitlements);
+      }
+      send(req, res, await route.handle({ params, query, access, baseUrl: baseUrlOf(req, deps) }, deps));
+    });
+  }
+  rejectOtherMethods(
+    router,
+    routes.map((route) => ({ method: 'get', path: route.path })),
+  );
+  return router;
+}

@@ -1,0 +1,40 @@
+/** Scopes and entitlements as the spec's Authentication section names them. */
+export const SCOPES = [
+  'projects:read',
+  'projects:sync',
+  'developers:read',
+  'communities:read',
+  'states:read',
+  'subcommunities:read',
+  'catalog:read',
+  'floorplans:read',
+  'paymentplans:read',
+  'media:read',
+  'amenities:read',
+  'nearby:read',
+  'paymentmethods:read',
+  'faqs:read',
+  'virtualtours:read',
+  'floorplates:read',
+  'brochures:read',
+  'project-pdf:generate',
+  'webhooks:manage',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ENTITLEMENTS = ['floorplans', 'images', 'virtual_tours', 'floorplates', 'brochures', 'project_pdf', 'webhooks'] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+
+export const KEY_ENVIRONMENTS = ['live', 'test'] as const;
+export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
+
+/** What a verified API key grants: read from the access read model on every request. */
+export interface AccessContext {
+  clientId: number;
+  keyId: number;
+  environment: KeyEnvironment;
+  /** The plan's key (e.g. `professional`). */
+  plan: string;
+  scopes: ReadonlySet<Scope>;
+  entitlements: ReadonlySet<Entitlement>;
+}

@@ -1,0 +1,49 @@
+import { assertNever, type Aggregate } from '../domain/decider.js';
+import type { DomainEvent } from '../eventStore/eventStore.js';
+import type { KeyEnvironment } from './accessContext.js';
+
+export const API_KEY_STATUSES = ['active', 'revoked'] as const;
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
+
+/**
+ * An issued API key. The key itself exists only in the response that issued it: events and state hold
+ * its SHA-256 hash (to recognise it) and a hint (to tell it apart from the client's other keys).
+ */
+export interface ApiKey {
+  client_id: number;
+  environment: KeyEnvironment;
+  key_hash: string;
+  hint: string;
+  status: ApiKeyStatus;
+  issued_at: string;
+  revoked_at: string | null;
+}
+
+export type ApiKeyEvent =
+  | DomainEvent<
+      'ApiKeyIssued',
+      { api_key_id: number; client_id: number; environment: KeyEnvironment; key_hash: string; hint: string; at: string }
+    >
+  | DomainEvent<'ApiKeyRevoked', { api_key_id: number; client_id: number; at: string }>;
+
+export const apiKeyStream = (id: number): string => `apiKey-${id}`;
+
+export function evolveApiKey(apiKey: ApiKey | null, event: ApiKeyEvent): ApiKey | null {
+  switch (event.type) {
+    case 'ApiKeyIssued': {
+      const { client_id, environment, key_hash, hint, at } = event.data;
+      return { client_id, environment, key_hash, hint, status: 'active', issued_at: at, revoked_at: null };
+    }
+    case 'ApiKeyRevoked':
+      return apiKey && { ...apiKey, status: 'revoked', revoked_at: event.data.at };
+    default:
+      return assertNever(event);
+  }
+}
+
+export const apiKeyAggregate: Aggregate<ApiKey | null, ApiKeyEvent> = {
+  category: 'apiKey',
+  streamName: apiKeyStream,
+  initialState: () => null,
+  evolve: evolveApiKey,
+};

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { assertNever, type Aggregate } from '../domain/decider.js';
+import type { DomainEvent } from '../eventStore/eventStore.js';
+import type { Entitlement, Scope } from './accessContext.js';
+
+export const planKeySchema = z
+  .string()
+  .max(64)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase kebab-case')
+  .meta({ description: 'Lowercase kebab-case, unique among plans, at most 64 characters.', example: 'professional' });
+
+export interface PlanFields {
+  /**
+   * What clients are registered with and what the API reports as the caller's plan. It never changes, so
+   * it stays a stable name in contracts, logs and the access read model.
+   */
+  key: string;
+  name: string;
+  scopes: Scope[];
+  entitlements: Entitlement[];
+  /** An inactive plan takes no new clients and grants the clients on it nothing. */
+  active: boolean;
+}
+
+export type PlanEvent =
+  | DomainEvent<'PlanDefined', PlanFields & { plan_id: number; at: string }>
+  | DomainEvent<'PlanRevised', { plan_id: number; changes: Partial<Omit<PlanFields, 'key'>>; at: string }>;
+
+/** The folded Plan; the aggregate's state is null before PlanDefined. */
+export type Plan = PlanFields;
+
+export const planStream = (id: number): string => `plan-${id}`;
+
+export function evolvePlan(plan: Plan | null, event: PlanEvent): Plan | null {
+  switch (event.type) {
+    case 'PlanDefined': {
+      const { key, name, scopes, entitlements, active } = event.data;
+      return { key, name, scopes, entitlements, active };
+    }
+    case 'PlanRevised':
+      return plan && { ...plan, ...event.data.changes };
+    default:
+      return assertNever(event);
+  }
+}
+
+export const planAggregate: Aggregate<Plan | null, PlanEvent> = {
+  category: 'plan',
+  streamName: planStream,
+  initialState: () => null,
+  evolve: evolvePlan,
+  slug: { resourceType: 'plan', of: (plan) => plan?.key, field: 'body.key' },
+};

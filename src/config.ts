@@ -1,0 +1,142 @@
+import { z } from 'zod';
+
+/**
+ * Service configuration from the environment. Only the variables below are read; anything else in the
+ * environment belongs to someone else and is ignored. An empty value counts as unset, so `REDIS_URL=` in a
+ * compose file means "no Redis".
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Absent only in embedded mode, where the service generates one under dataDir. */
+  adminToken?: string;
+  eventStoreUrl?: string;
+  mongodbUrl?: string;
+  mongodbDb: string;
+  redisUrl?: string;
+  logLevel: LogLevel;
+  seedDemo: boolean;
+  seedProjects: number;
+  projectionBatchSize: number;
+  shutdownTimeoutMs: number;
+  /** Absolute `{base_url}` (ending in /v1) printed in image addresses and links; unset = from each request's Host. */
+  publicBaseUrl?: string;
+  /** Absent only in embedded mode, where the service generates one under dataDir. */
+  linkSigningSecret?: string;
+  signedLinkTtlSeconds: number;
+  /** `distributed` as soon as an external event store or read store is configured. */
+  mode: 'embedded' | 'distributed';
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+
+/** A bad environment: the message names every offending variable and why (never its value). */
+export class ConfigError extends Error {
+  constructor(readonly problems: Record<string, string>) {
+    super(
+      `Invalid configuration:\n${Object.entries(problems)
+        .map(([variable, problem]) => `  ${variable}: ${problem}`)
+        .join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+const unsetWhenEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unsetWhenEmpty, schema.optional());
+/** The fallback is written as the environment would spell it and parsed like a set value. */
+const withDefault = <Output>(schema: z.ZodType<Output, string>, fallback: string) =>
+  z.preprocess(unsetWhenEmpty, schema.prefault(fallback));
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number between ${min} and ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const booleanFlag = z
+  .string()
+  .toLowerCase()
+  .refine((value) => ['true', 'false', '1', '0', 'yes', 'no'].includes(value), 'must be one of true, false, 1, 0, yes, no')
+  .transform((value) => ['true', '1', 'yes'].includes(value));
+
+const urlWithScheme = (schemes: string[]) =>
+  z
+    .string()
+    .refine(
+      (value) => schemes.some((scheme) => value.startsWith(`${scheme}://`)) && URL.canParse(value),
+      `must be a URL starting with ${schemes.map((scheme) => `${scheme}://`).join(' or ')}`,
+    );
+
+const environmentSchema = z.object({
+    PORT: withDefault(integer(0, 65_535), '8080'),
+    HOST: withDefault(z.string(), '0.0.0.0'),
+    DATA_DIR: withDefault(z.string(), './data'),
+    ADMIN_TOKEN: optional(
+      z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`),
+    ),
+    EVENTSTORE_URL: optional(urlWithScheme(['esdb', 'esdb+discover'])),
+    MONGODB_URL: optional(urlWithScheme(['mongodb', 'mongodb+srv'])),
+    MONGODB_DB: withDefault(z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a MongoDB database name'), 'catalogue'),
+    REDIS_URL: optional(urlWithScheme(['redis', 'rediss'])),
+    LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }), 'info'),
+    SEED_DEMO: withDefault(booleanFlag, 'true'),
+    SEED_PROJECTS: withDefault(integer(0, 1_000_000), '2000'),
+    PROJECTION_BATCH_SIZE: withDefault(integer(1, 100_000), '500'),
+    SHUTDOWN_TIMEOUT_MS: withDefault(integer(0, 600_000), '10000'),
+    PUBLIC_BASE_URL: optional(
+      urlWithScheme(['http', 'https']).refine((value) => /\/v1\/?$/.test(value), 'must end with /v1 (the API base URL)'),
+    ),
+    LINK_SIGNING_SECRET: optional(
+      z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`),
+    ),
+    SIGNED_LINK_TTL_SECONDS: withDefault(integer(30, 86_400), '900'),
+});
+
+const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const known = Object.fromEntries(KNOWN_VARIABLES.map((name) => [name, unsetWhenEmpty(env[name])]));
+  const parsed = environmentSchema.safeParse(known);
+  const problems: Record<string, string> = {};
+  const addProblem = (variable: string, problem: string) => {
+    problems[variable] = problems[variable] ? `${problems[variable]}; ${problem}` : problem;
+  };
+  for (const issue of parsed.error?.issues ?? []) addProblem(String(issue.path[0] ?? 'environment'), issue.message);
+  // Checked on the raw values so it is reported together with every other problem.
+  const externalStoreSet = known.EVENTSTORE_URL !== undefined || known.MONGODB_URL !== undefined;
+  if (externalStoreSet && known.ADMIN_TOKEN === undefined) {
+    addProblem('ADMIN_TOKEN', `is required (at least ${ADMIN_TOKEN_MIN_LENGTH} characters) when EVENTSTORE_URL or MONGODB_URL is set`);
+  }
+  // Replicas must sign and verify links alike, so a per-machine generated secret will not do.
+  if (externalStoreSet && known.LINK_SIGNING_SECRET === undefined) {
+    addProblem('LINK_SIGNING_SECRET', `is required (at least ${ADMIN_TOKEN_MIN_LENGTH} characters) when EVENTSTORE_URL or MONGODB_URL is set`);
+  }
+  if (!parsed.success || Object.keys(problems).length > 0) throw new ConfigError(problems);
+  const vars = parsed.data;
+  return {
+    port: vars.PORT,
+    host: vars.HOST,
+    dataDir: vars.DATA_DIR,
+    adminToken: vars.ADMIN_TOKEN,
+    eventStoreUrl: vars.EVENTSTORE_URL,
+    mongodbUrl: vars.MONGODB_URL,
+    mongodbDb: vars.MONGODB_DB,
+    redisUrl: vars.REDIS_URL,
+    logLevel: vars.LOG_LEVEL,
+    seedDemo: vars.SEED_DEMO,
+    seedProjects: vars.SEED_PROJECTS,
+    projectionBatchSize: vars.PROJECTION_BATCH_SIZE,
+    shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+    publicBaseUrl: vars.PUBLIC_BASE_URL?.replace(/\/$/, ''),
+    linkSigningSecret: vars.LINK_SIGNING_SECRET,
+    signedLinkTtlSeconds: vars.SIGNED_LINK_TTL_SECONDS,
+    mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
+  };
+}

@@ -1,0 +1,52 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { ValidationFailed } from '../domain/errors.js';
+import type { AdminDeps, AdminRoute } from './adminRoute.js';
+import { accessRoutes } from './adminRoutes/accessRoutes.js';
+import { projectRoutes } from './adminRoutes/projectRoutes.js';
+import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
+import { ADMIN_ACTOR } from './adminAuth.js';
+import { jsonBody } from './jsonBody.js';
+import { rejectOtherMethods } from './methodNotAllowed.js';
+import { sendData } from './responses.js';
+import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js';
+
+/** Every admin operation: the router serves exactly these and the admin OpenAPI document describes them. */
+export const adminRoutes: readonly AdminRoute[] = [...referenceDataRoutes, ...projectRoutes, ...accessRoutes];
+
+/** Routes without a body schema accept no body, or an empty JSON object. */
+const NO_BODY = z.object({}).strict().optional();
+
+function parseInput(route: AdminRoute, req: Request) {
+  const params = route.params.safeParse({ ...req.params });
+  const body = (route.body ?? NO_BODY).safeParse(req.body);
+  const ifMatch = parseIfMatch(req.get('if-match'));
+  const fields: Record<string, string> = {};
+  if (!params.success) issuesToFields('params', params.error.issues, fields);
+  if (!body.success) issuesToFields('body', body.error.issues, fields);
+  if (!ifMatch.ok) fields['header.if-match'] = IF_MATCH_PROBLEM;
+  if (!params.success || !body.success || !ifMatch.ok) throw new ValidationFailed(fields);
+  return { params: params.data, body: body.data, expectedRevision: ifMatch.expectedRevision };
+}
+
+/**
+ * `/admin/v1`: every AdminRoute with its input parsed by the route's strict schemas (all problems reported
+ * at once as 422 VALIDATION_FAILED), `If-Match` as the expected revision, and `{ data, meta }` with
+ * `ETag: "<revision>"` out. Authentication is mounted in front of it (src/http/app.ts).
+ */
+export function createAdminRouter(routes: readonly AdminRoute[], deps: AdminDeps): Router {
+  const router = Router();
+  router.use(jsonBody());
+  for (const route of routes) {
+    router[route.method](route.path, async (req, res) => {
+      const input = parseInput(route, req);
+      const result = await route.handle({ ...input, actor: ADMIN_ACTOR }, deps);
+      sendData(res, result.data, {
+        status: route.successStatus,
+        ...(result.revision === undefined ? {} : { etag: `"${result.revision}"` }),
+      });
+    });
+  }
+  rejectOtherMethods(router, routes);
+  return router;
+}

@@ -1,0 +1,343 @@
+import { z } from 'zod';
+import { decide as issueApiKey, issueApiKeySchema } from '../../../commands/apiKeys/issueApiKey.js';
+import { decide as revokeApiKey } from '../../../commands/apiKeys/revokeApiKey.js';
+import { decide as registerClient, registerClientSchema } from '../../../commands/clients/registerClient.js';
+import { decide as reviseClient, reviseClientSchema } from '../../../commands/clients/reviseClient.js';
+import { decide as definePlan, definePlanSchema } from '../../../commands/plans/definePlan.js';
+import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
+import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
+import { ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
+import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey } from '../../access/apiKey.js';
+import { apiKeyHint, generateApiKey, hashApiKey } from '../../access/apiKeys.js';
+import { clientAggregate, type Client } from '../../access/client.js';
+import { effectiveGrants } from '../../access/grants.js';
+import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
+import { createAggregate, loadAggregate, staleRevision, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
+import { NotFound, ValidationFailed } from '../../domain/errors.js';
+import { slugHolder } from '../../domain/slugReservations.js';
+import type { EventStore } from '../../eventStore/eventStore.js';
+import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
+
+const PLANS = 'Plans';
+const CLIENTS = 'Clients';
+const API_KEYS = 'API keys';
+
+// Representations.
+
+const idSchema = z.number().int().positive().meta({ description: 'Allocated by the service.' });
+const revisionSchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .meta({ description: "Revision of the resource's event stream; also sent as ETag, send it back as If-Match." });
+const timestampSchema = z.iso.datetime({ offset: true });
+const scopesSchema = z.array(z.enum(SCOPES));
+const entitlementsSchema = z.array(z.enum(ENTITLEMENTS));
+
+const planResponseSchema = definePlanSchema
+  .extend({ id: idSchema, revision: revisionSchema, active: z.boolean() })
+  .meta({ id: 'AdminPlan', description: 'A plan: the scopes and entitlements its clients get unless they have their own.' });
+
+const clientResponseSchema = z
+  .object({
+    id: idSchema,
+    revision: revisionSchema,
+    name: z.string(),
+    plan: planKeySchema,
+    plan_id: idSchema,
+    status: z.enum(['active']),
+    scopes: scopesSchema.nullable().meta({ description: "The client's own scopes, which replace the plan's; null = the plan's." }),
+    entitlements: entitlementsSchema
+      .nullable()
+      .meta({ description: "The client's own entitlements, which replace the plan's; null = the plan's." }),
+    effective_scopes: scopesSchema.meta({ description: 'What its keys may use now (none while the plan is inactive).' }),
+    effective_entitlements: entitlementsSchema.meta({ description: 'What its keys may use now (none while the plan is inactive).' }),
+  })
+  .meta({ id: 'AdminClient', description: 'An API client and what its keys are granted.' });
+
+const apiKeyFields = {
+  id: idSchema,
+  client_id: idSchema,
+  environment: z.enum(KEY_ENVIRONMENTS),
+  hint: z.string().meta({ description: 'The prefix and first 4 characters of the key, to tell keys apart.', example: 'svc_live_AbCd…' }),
+  status: z.enum(API_KEY_STATUSES),
+  issued_at: timestampSchema,
+  revoked_at: timestampSchema.nullable(),
+};
+
+const apiKeyResponseSchema = z
+  .object({ ...apiKeyFields, revision: revisionSchema })
+  .meta({ id: 'AdminApiKey', description: 'An API key without its secret: only its hint is ever shown again.' });
+
+const issuedApiKeyResponseSchema = apiKeyResponseSchema
+  .extend({
+    key: z.string().meta({
+      description:
+        'The key. This response is the only place it ever appears: the service keeps only its SHA-256 hash and cannot show it again.',
+      example: 'svc_test_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG',
+    }),
+  })
+  .meta({ id: 'AdminIssuedApiKey' });
+
+const apiKeyListSchema = z
+  .array(z.object(apiKeyFields))
+  .meta({ description: 'By id. Read from the access read model, so a key issued a moment ago may take a moment to appear.' });
+
+function planRepresentation(id: number, loaded: LoadedAggregate<Plan | null>): AdminRouteResult {
+  if (!loaded.state) throw new NotFound();
+  const data: z.input<typeof planResponseSchema> = { id, revision: loaded.revision, ...loaded.state };
+  return { data, revision: loaded.revision };
+}
+
+async function clientRepresentation(eventStore: EventStore, id: number, loaded: LoadedAggregate<Client | null>): Promise<AdminRouteResult> {
+  const client = loaded.state;
+  if (!client) throw new NotFound();
+  const plan = (await loadAggregate(eventStore, planAggregate, client.plan_id))?.state;
+  if (!plan) throw new Error(`Client ${id} names plan ${client.plan_id}, which does not exist.`);
+  const effective = effectiveGrants(plan, client);
+  const data: z.input<typeof clientResponseSchema> = {
+    id,
+    revision: loaded.revision,
+    ...client,
+    plan: plan.key,
+    effective_scopes: effective.scopes,
+    effective_entitlements: effective.entitlements,
+  };
+  return { data, revision: loaded.revision };
+}
+
+function apiKeyRepresentation(id: number, loaded: LoadedAggregate<ApiKey | null>) {
+  if (!loaded.state) throw new NotFound();
+  const { key_hash: _hash, ...apiKey } = loaded.state;
+  return { id, revision: loaded.revision, ...apiKey } satisfies z.input<typeof apiKeyResponseSchema>;
+}
+
+// References.
+
+/** The plan a body names by key; 422 naming body.plan unless it exists and takes clients. */
+async function activePlanId(eventStore: EventStore, key: string): Promise<number> {
+  const id = await slugHolder(eventStore, planAggregate.slug!.resourceType, key);
+  const plan = id === null ? null : (await loadAggregate(eventStore, planAggregate, id))?.state;
+  if (id === null || !plan) throw new ValidationFailed({ 'body.plan': `no plan has the key '${key}'` });
+  if (!plan.active) throw new ValidationFailed({ 'body.plan': `plan '${key}' is not active` });
+  return id;
+}
+
+async function existingClient(eventStore: EventStore, clientId: number): Promise<LoadedAggregate<Client | null>> {
+  const loaded = await loadAggregate(eventStore, clientAggregate, clientId);
+  if (!loaded) throw new NotFound(`Client ${clientId} does not exist.`);
+  return loaded;
+}
+
+// Routes.
+
+/** Path parameters arrive as strings. */
+const pathId = z.coerce.number().int().positive();
+const noParams = z.object({}).strict();
+const planParams = z.object({ planId: pathId }).strict();
+const clientParams = z.object({ clientId: pathId }).strict();
+const apiKeyParams = z.object({ clientId: pathId, keyId: pathId }).strict();
+
+const createPlanRoute: AdminRoute<typeof noParams, typeof definePlanSchema> = {
+  method: 'post',
+  path: '/plans',
+  operationId: 'createPlan',
+  summary: 'Define a plan (its id is allocated by the service; its key is unique and never changes)',
+  tag: PLANS,
+  params: noParams,
+  body: definePlanSchema,
+  successStatus: 201,
+  response: planResponseSchema,
+  async handle({ body, actor }, deps) {
+    const result = await createAggregate(deps, {
+      aggregate: planAggregate,
+      idSequence: planAggregate.category,
+      actor,
+      decide: (state, meta) => definePlan(body, state, meta),
+    });
+    return planRepresentation(result.id, result);
+  },
+};
+
+const getPlanRoute: AdminRoute<typeof planParams> = {
+  method: 'get',
+  path: '/plans/:planId',
+  operationId: 'getPlan',
+  summary: 'Read a plan with its revision',
+  tag: PLANS,
+  params: planParams,
+  successStatus: 200,
+  response: planResponseSchema,
+  async handle({ params }, deps) {
+    const loaded = await loadAggregate(deps.eventStore, planAggregate, params.planId);
+    if (!loaded) throw new NotFound();
+    return planRepresentation(params.planId, loaded);
+  },
+};
+
+const revisePlanRoute: AdminRoute<typeof planParams, typeof revisePlanSchema> = {
+  method: 'patch',
+  path: '/plans/:planId',
+  operationId: 'revisePlan',
+  summary: 'Revise a plan; new scopes, entitlements or activity reach every client on it that has no lists of its own',
+  tag: PLANS,
+  params: planParams,
+  body: revisePlanSchema,
+  successStatus: 200,
+  response: planResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    const result = await updateAggregate(deps, {
+      aggregate: planAggregate,
+      id: params.planId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      actor,
+      decide: (state, meta) => revisePlan(body, state, meta),
+    });
+    return planRepresentation(result.id, result);
+  },
+};
+
+const registerClientRoute: AdminRoute<typeof noParams, typeof registerClientSchema> = {
+  method: 'post',
+  path: '/clients',
+  operationId: 'registerClient',
+  summary: 'Register an API client on an active plan (its id is allocated by the service)',
+  tag: CLIENTS,
+  params: noParams,
+  body: registerClientSchema,
+  successStatus: 201,
+  response: clientResponseSchema,
+  async handle({ body, actor }, deps) {
+    const { plan, ...fields } = body;
+    const planId = await activePlanId(deps.eventStore, plan);
+    const result = await createAggregate(deps, {
+      aggregate: clientAggregate,
+      idSequence: clientAggregate.category,
+      actor,
+      decide: (state, meta) => registerClient({ ...fields, plan_id: planId }, state, meta),
+    });
+    return clientRepresentation(deps.eventStore, result.id, result);
+  },
+};
+
+const getClientRoute: AdminRoute<typeof clientParams> = {
+  method: 'get',
+  path: '/clients/:clientId',
+  operationId: 'getClient',
+  summary: 'Read a client with its plan, its effective grants and its revision',
+  tag: CLIENTS,
+  params: clientParams,
+  successStatus: 200,
+  response: clientResponseSchema,
+  async handle({ params }, deps) {
+    return clientRepresentation(deps.eventStore, params.clientId, await existingClient(deps.eventStore, params.clientId));
+  },
+};
+
+const reviseClientRoute: AdminRoute<typeof clientParams, typeof reviseClientSchema> = {
+  method: 'patch',
+  path: '/clients/:clientId',
+  operationId: 'reviseClient',
+  summary: "Revise a client: rename it, move it to another active plan, or set or drop (null) its own lists",
+  tag: CLIENTS,
+  params: clientParams,
+  body: reviseClientSchema,
+  successStatus: 200,
+  response: clientResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    const { plan, ...fields } = body;
+    const command = plan === undefined ? fields : { ...fields, plan_id: await activePlanId(deps.eventStore, plan) };
+    const result = await updateAggregate(deps, {
+      aggregate: clientAggregate,
+      id: params.clientId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      actor,
+      decide: (state, meta) => reviseClient(command, state, meta),
+    });
+    return clientRepresentation(deps.eventStore, result.id, result);
+  },
+};
+
+/**
+ * The key is generated here, outside the decider, and leaves the service once, in this response. If-Match,
+ * when sent, is compared with the client's revision: the key is issued only to the client as the caller saw it.
+ */
+const issueApiKeyRoute: AdminRoute<typeof clientParams, typeof issueApiKeySchema> = {
+  method: 'post',
+  path: '/clients/:clientId/keys',
+  operationId: 'issueApiKey',
+  summary: 'Issue an API key to a client; the key is in this response only and can never be shown again',
+  tag: API_KEYS,
+  params: clientParams,
+  body: issueApiKeySchema,
+  successStatus: 201,
+  response: issuedApiKeyResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    const client = await existingClient(deps.eventStore, params.clientId);
+    if (expectedRevision !== undefined && expectedRevision !== client.revision) throw staleRevision(expectedRevision, client.revision);
+    const key = generateApiKey(body.environment);
+    const command = { ...body, client_id: params.clientId, key_hash: hashApiKey(key), hint: apiKeyHint(key) };
+    const result = await createAggregate(deps, {
+      aggregate: apiKeyAggregate,
+      idSequence: apiKeyAggregate.category,
+      actor,
+      decide: (state, meta) => issueApiKey(command, state, meta),
+    });
+    const data: z.input<typeof issuedApiKeyResponseSchema> = { ...apiKeyRepresentation(result.id, result), key };
+    return { data, revision: result.revision };
+  },
+};
+
+const listApiKeysRoute: AdminRoute<typeof clientParams> = {
+  method: 'get',
+  path: '/clients/:clientId/keys',
+  operationId: 'listApiKeys',
+  summary: "List a client's API keys, revoked ones included, without their secrets",
+  tag: API_KEYS,
+  params: clientParams,
+  successStatus: 200,
+  response: apiKeyListSchema,
+  async handle({ params }, deps) {
+    await existingClient(deps.eventStore, params.clientId);
+    const { items } = await deps.readStore.find<AccessKeyDoc>(ACCESS_KEYS, {
+      filter: { client_id: params.clientId },
+      sort: [['id', 1]],
+    });
+    const data: z.input<typeof apiKeyListSchema> = items.map(({ _id: _hash, _position, ...apiKey }) => apiKey);
+    return { data };
+  },
+};
+
+const revokeApiKeyRoute: AdminRoute<typeof apiKeyParams> = {
+  method: 'post',
+  path: '/clients/:clientId/keys/:keyId/revoke',
+  operationId: 'revokeApiKey',
+  summary: "Revoke one of the client's API keys for good (no-op when already revoked)",
+  tag: API_KEYS,
+  params: apiKeyParams,
+  successStatus: 200,
+  response: apiKeyResponseSchema,
+  async handle({ params, expectedRevision, actor }, deps) {
+    const result = await updateAggregate(deps, {
+      aggregate: apiKeyAggregate,
+      id: params.keyId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      actor,
+      decide: (state, meta) => revokeApiKey({ client_id: params.clientId }, state, meta),
+    });
+    return { data: apiKeyRepresentation(result.id, result), revision: result.revision };
+  },
+};
+
+/** Admin operations on who may use the /v1 API: plans, clients and their API keys. */
+export const accessRoutes: AdminRoute[] = [
+  createPlanRoute,
+  getPlanRoute,
+  revisePlanRoute,
+  registerClientRoute,
+  getClientRoute,
+  reviseClientRoute,
+  issueApiKeyRoute,
+  listApiKeysRoute,
+  revokeApiKeyRoute,
+];

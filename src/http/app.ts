@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import express, { Router, type Express } from 'express';
+import type { CacheHealth } from '../cache/cacheHealth.js';
+import { NotFound } from '../domain/errors.js';
+import type { EventStore } from '../eventStore/eventStore.js';
+import type { Logger } from '../logger.js';
+import type { ReadStore } from '../readStore/readStore.js';
+import { adminAuth } from './adminAuth.js';
+import { apiAuth } from './apiAuth.js';
+import { adminOpenApiYaml } from './adminOpenApi.js';
+import { adminRoutes, createAdminRouter } from './adminRouter.js';
+import { errorMiddleware } from './errorMiddleware.js';
+import { healthRouter } from '../../queries/health.js';
+import { queryRoutes } from '../../queries/index.js';
+import { apiOpenApiYaml } from '../../queries/openApi.js';
+import { createQueryRouter } from '../../queries/queryRoute.js';
+import { rejectOtherMethods } from './methodNotAllowed.js';
+import { requestContext } from './requestContext.js';
+import { answeredNotModified } from './responses.js';
+import type { LinkSigner } from './signedLinks.js';
+
+export interface AppDeps {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  cache: CacheHealth;
+  adminToken: string;
+  /** The time admin commands are stamped with. */
+  clock: () => Date;
+  logger: Logger;
+  linkSigner: LinkSigner;
+  publicBaseUrl?: string;
+}
+
+/** A static document served with a strong ETag of its content, computed on first use. */
+function staticDocument(type: string, render: () => string) {
+  let rendered: { body: string; etag: string } | undefined;
+  return (req: express.Request, res: express.Response) => {
+    rendered ??= (() => {
+      const body = render();
+      return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    })();
+    if (answeredNotModified(req, res, rendered.etag)) return;
+    res.type(type).send(rendered.body);
+  };
+}
+
+/**
+ * `/v1`: the health check and the contract need no key; everything else passes one authentication step,
+ * then the query routes.
+ */
+function apiRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.use(healthRouter(deps));
+  router.get('/openapi.yaml', staticDocument('application/yaml', () => apiOpenApiYaml(queryRoutes)));
+  rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
+  router.use(apiAuth(deps.readStore));
+  router.use(
+    createQueryRouter(queryRoutes, {
+      readStore: deps.readStore,
+      linkSigner: deps.linkSigner,
+      clock: deps.clock,
+      ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
+    }),
+  );
+  return router;
+}
+
+/** `/admin`: one authentication pass, then the admin OpenAPI document and the `/admin/v1` commands. */
+function adminRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.use(adminAuth(deps.adminToken));
+  router.get('/openapi.yaml', staticDocument('application/yaml', () => adminOpenApiYaml(adminRoutes)));
+  rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
+  router.use('/v1', createAdminRouter(adminRoutes, { eventStore: deps.eventStore, readStore: deps.readStore, clock: deps.clock }));
+  return router;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // Our handlers set ETags from what identifies a payload; express's body hash would also cover meta.
+  app.set('etag', false);
+  app.use(requestContext(deps.logger));
+  app.use('/v1', apiRouter(deps));
+  app.use('/admin', adminRouter(deps));
+  app.use((_req, _res, next) => next(new NotFound()));
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

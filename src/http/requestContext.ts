@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger.js';
+
+/** Per-request state every handler and the error middleware rely on (kept in `res.locals`). */
+export interface RequestContext {
+  requestId: string;
+  method: string;
+  /** The full path as received, without the query string (query strings can carry signed-link signatures). */
+  path: string;
+  /** `performance.now()` when the request arrived. */
+  startedAt: number;
+  /** Child logger bound to the request id. */
+  logger: Logger;
+}
+
+/** An incoming id is kept when it is short and made of characters that are safe in logs and headers. */
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const CONTEXT_KEY = 'requestContext';
+
+/** Undefined only for a failure before the request context middleware ran. */
+export function findRequestContext(res: Response): RequestContext | undefined {
+  return res.locals[CONTEXT_KEY] as RequestContext | undefined;
+}
+
+export function requestContextOf(res: Response): RequestContext {
+  const context = findRequestContext(res);
+  if (!context) throw new Error('The request context middleware is not mounted.');
+  return context;
+}
+
+/**
+ * Gives every request an id (the caller's `X-Request-Id` when acceptable, otherwise a new uuid), echoes it
+ * on every response, and logs each completed request.
+ */
+export function requestContext(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming !== undefined && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const context: RequestContext = {
+      requestId,
+      method: req.method,
+      path: req.path,
+      startedAt: performance.now(),
+      logger: logger.child({ requestId }),
+    };
+    res.locals[CONTEXT_KEY] = context;
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      context.logger.info(
+        {
+          method: context.method,
+          path: context.path,
+          status: res.statusCode,
+          durationMs: Math.round((performance.now() - context.startedAt) * 10) / 10,
+        },
+        'request completed',
+      );
+    });
+    next();
+  };
+}

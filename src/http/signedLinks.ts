@@ -1,0 +1,34 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export interface SignedLink {
+  /** Path and query below `{base_url}`: `/documents/...?expires=...&signature=...`. */
+  pathAndQuery: string;
+  expiresAt: Date;
+}
+
+/**
+ * Short-lived public links (spec: Signed document links). `expires` (Unix seconds) and `signature`
+ * (HMAC-SHA256 over the path and the expiry) are the whole authorization, so a link can be handed to a
+ * browser but neither extended nor pointed at another file.
+ */
+export interface LinkSigner {
+  sign(path: string, now: Date): SignedLink;
+  /** True when the signature is ours for this path and expiry and the expiry has not passed. */
+  verify(path: string, expires: string, signature: string, now: Date): boolean;
+}
+
+export function createLinkSigner(secret: string, ttlSeconds: number): LinkSigner {
+  const mac = (path: string, expires: string) => createHmac('sha256', secret).update(`${path}\n${expires}`).digest();
+  return {
+    sign(path, now) {
+      const expires = String(Math.floor(now.getTime() / 1000) + ttlSeconds);
+      const signature = mac(path, expires).toString('hex');
+      return { pathAndQuery: `${path}?expires=${expires}&signature=${signature}`, expiresAt: new Date(Number(expires) * 1000) };
+    },
+    verify(path, expires, signature, now) {
+      if (!/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return false;
+      if (Number(expires) * 1000 <= now.getTime()) return false;
+      return timingSafeEqual(mac(path, expires), Buffer.from(signature, 'hex'));
+    },
+  };
+}

@@ -1,0 +1,770 @@
+import { z } from 'zod';
+import { projectAggregate, type Project, type ProjectStatus } from '../catalogue/project.js';
+import { unitTypeAggregate } from '../catalogue/unitType.js';
+import { loadAggregate } from '../domain/commandHandler.js';
+import { idSequenceStream } from '../domain/idAllocator.js';
+import { slugHolder } from '../domain/slugReservations.js';
+import type { EventStore } from '../eventStore/eventStore.js';
+import type { AdminDeps, AdminRoute, AdminRouteResult } from '../http/adminRoute.js';
+import { accessRoutes } from '../http/adminRoutes/accessRoutes.js';
+import { projectRoutes } from '../http/adminRoutes/projectRoutes.js';
+import { referenceDataRoutes } from '../http/adminRoutes/referenceDataRoutes.js';
+import type { Logger } from '../logger.js';
+import type { ReadStore } from '../readStore/readStore.js';
+import {
+  amenityCatalogue,
+  demoDeveloperNames,
+  demoPlans,
+  demoStates,
+  demoUnitMixes,
+  demoUnitTypes,
+  faqCatalogue,
+  nearbyCatalogue,
+  paymentMethodCatalogue,
+  projectNamePrefixes,
+  projectNameSuffixes,
+  type DemoCommunity,
+} from './demoCatalogueData.js';
+
+/** Where the demo history starts; it moves forward a minute or so per command. */
+export const DEMO_CATALOGUE_EPOCH = new Date('2024-01-01T00:00:00.000Z');
+
+export interface SeedDeps {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  /** The present: the synthetic history of the seed never gets later than this. */
+  clock: () => Date;
+}
+
+export interface SeedOptions {
+  projects: number;
+  logger?: Logger;
+  /** Ordinal of the first project (0 for a fresh catalogue); see nextDemoProjectOrdinal. */
+  startAt?: number;
+}
+
+export interface SeedResult {
+  projects: number;
+  /** Admin commands run, reference data included. */
+  commands: number;
+}
+
+const SEED_ACTOR = 'seed';
+const RANDOM_SEED = 0x5eed_2024;
+const MINUTE_MS = 60_000;
+/** Reference data takes the first day; then every project ordinal gets its own hour of history. */
+const PROJECT_TIMELINE_START_MS = DEMO_CATALOGUE_EPOCH.getTime() + 24 * 60 * MINUTE_MS;
+const PROJECT_SLOT_MS = 60 * MINUTE_MS;
+const PROGRESS_EVERY = 500;
+
+/**
+ * Seeds a realistic UAE-style demo catalogue, and the plans starter, professional and enterprise, through
+ * the admin commands editors use: every body is parsed by the route's own schema and run by the route's
+ * handler, so seed data passes the same validation and the same write-side rules (ids, unique slugs,
+ * references) as editor input. Deterministic: a fixed-seed PRNG per project ordinal and a synthetic clock.
+ * Reference data and plans that already exist (found by slug or key, or by name for unit types) are reused,
+ * so seeding more later only appends projects.
+ */
+export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): Promise<SeedResult> {
+  const startAt = options.startAt ?? 0;
+  if (!Number.isInteger(options.projects) || options.projects < 0) throw new RangeError('projects must be a whole number >= 0');
+  if (!Number.isInteger(startAt) || startAt < 0) throw new RangeError('startAt must be a whole number >= 0');
+
+  const clock = new SyntheticClock(DEMO_CATALOGUE_EPOCH.getTime(), deps.clock);
+  const commands = new CommandRunner({ eventStore: deps.eventStore, readStore: deps.readStore, clock: clock.now });
+  const reference = await ensureReferenceData(commands, clock);
+  await ensurePlans(commands);
+  options.logger?.info({ projects: options.projects, startAt }, 'reference data ready; seeding projects');
+
+  const seeded: SeededProject[] = [];
+  for (let ordinal = startAt; ordinal < startAt + options.projects; ordinal++) {
+    clock.moveTo(PROJECT_TIMELINE_START_MS + ordinal * PROJECT_SLOT_MS);
+    const random = new Random(mixSeed(RANDOM_SEED, ordinal));
+    seeded.push(await seedProject(commands, clock, random, reference, ordinal, seeded));
+    await editEarlierProjects(commands, clock, random, seeded);
+    const done = ordinal - startAt + 1;
+    if (done % PROGRESS_EVERY === 0) options.logger?.info({ projects: done, of: options.projects }, 'seeding projects');
+  }
+  return { projects: seeded.length, commands: commands.count };
+}
+
+/**
+ * The first ordinal not yet used by any project: ids are allocated one by one from the project id
+ * sequence, so its length counts every project ever created, which keeps demo slugs unique.
+ */
+export async function nextDemoProjectOrdinal(eventStore: EventStore): Promise<number> {
+  return (await eventStore.readStream(idSequenceStream(projectAggregate.category))).length;
+}
+
+// Commands through the admin routes.
+
+const createdSchema = z.looseObject({ id: z.number().int().positive() });
+
+/** Runs admin operations as the seed; also used for the demo client (src/seed/demoClient.ts). */
+export class CommandRunner {
+  count = 0;
+  private readonly routes = new Map<string, AdminRoute>(
+    [...referenceDataRoutes, ...projectRoutes, ...accessRoutes].map((route) => [route.operationId, route]),
+  );
+
+  constructor(readonly deps: AdminDeps) {}
+
+  /** Parses params and body with the route's schemas (as the admin router does), then runs its handler. */
+  async run(operationId: string, params: Record<string, number>, body?: unknown): Promise<AdminRouteResult> {
+    const route = this.routes.get(operationId);
+    if (!route) throw new Error(`The admin route tables have no operation ${operationId}.`);
+    const parsedParams = route.params.safeParse(params);
+    const parsedBody = route.body?.safeParse(body ?? {});
+    if (!parsedParams.success || (parsedBody && !parsedBody.success)) {
+      const issues = [...(parsedParams.error?.issues ?? []), ...(parsedBody?.error?.issues ?? [])];
+      throw new Error(`Seed data for ${operationId} does not pass its schema: ${JSON.stringify(issues)}`);
+    }
+    this.count += 1;
+    return route.handle({ params: parsedParams.data, body: parsedBody?.data, actor: SEED_ACTOR }, this.deps);
+  }
+
+  async create(operationId: string, body: unknown): Promise<number> {
+    return createdSchema.parse((await this.run(operationId, {}, body)).data).id;
+  }
+}
+
+/**
+ * Moves forward by a minute or so per command, never backwards, and never past the present (`present`):
+ * a large seed run today ends at today rather than in the future.
+ */
+class SyntheticClock {
+  private at: number;
+
+  constructor(
+    start: number,
+    private readonly present: () => Date,
+  ) {
+    this.at = start;
+  }
+
+  readonly now = (): Date => new Date(Math.min(this.at, this.present().getTime()));
+
+  tick(random: Random): void {
+    this.at += random.int(30, 90) * 1000;
+  }
+
+  moveTo(time: number): void {
+    this.at = Math.max(this.at, time);
+  }
+}
+
+// Reference data.
+
+interface ReferenceCommunity {
+  id: number;
+  stateId: number;
+  stateSlug: string;
+  slug: string;
+  demo: DemoCommunity;
+  subCommunityIds: number[];
+}
+
+interface ReferenceData {
+  communitiesByState: Map<string, ReferenceCommunity[]>;
+  developers: Array<{ id: number; name: string }>;
+  unitTypeIds: Map<string, number>;
+}
+
+async function ensureReferenceData(commands: CommandRunner, clock: SyntheticClock): Promise<ReferenceData> {
+  const random = new Random(RANDOM_SEED);
+  const { eventStore } = commands.deps;
+  const ensure = async (resourceType: string, slug: string, create: () => Promise<number>, publish?: string) => {
+    const existing = await idBySlug(eventStore, resourceType, slug);
+    if (existing !== null) return existing;
+    clock.tick(random);
+    const id = await create();
+    if (publish) {
+      clock.tick(random);
+      await commands.run(publish, { [`${resourceType}Id`]: id });
+    }
+    return id;
+  };
+
+  const communitiesByState = new Map<string, ReferenceCommunity[]>();
+  let subCommunityCount = 0;
+  for (const state of demoStates) {
+    const stateId = await ensure(
+      'state',
+      state.slug,
+      () => commands.create('createState', { name: state.name, slug: state.slug, country_code: 'AE' }),
+      'publishState',
+    );
+    const communities: ReferenceCommunity[] = [];
+    for (const demo of state.communities) {
+      const slug = kebab(demo.name);
+      const id = await ensure(
+        'community',
+        slug,
+        () =>
+          commands.create('createCommunity', {
+            state_id: stateId,
+            name: demo.name,
+            slug,
+            description: `${demo.name} is one of the most sought-after communities in ${state.name}, with homes, schools, retail and leisure close at hand.`,
+            banner: imageRef(random, `${slug}-banner`),
+            location: { latitude: demo.latitude, longitude: demo.longitude },
+          }),
+        'publishCommunity',
+      );
+      const subCommunityIds: number[] = [];
+      for (const name of demo.subCommunities) {
+        const subSlug = `${slug}-${kebab(name)}`;
+        // A few sub-communities stay unpublished, as drafts do in a real catalogue.
+        const publish = subCommunityCount++ % 12 === 11 ? undefined : 'publishSubCommunity';
+        subCommunityIds.push(
+          await ensure(
+            'subCommunity',
+            subSlug,
+            () =>
+              commands.create('createSubCommunity', {
+                community_id: id,
+                name,
+                slug: subSlug,
+                description: `${name}, a neighbourhood of ${demo.name}.`,
+              }),
+            publish,
+          ),
+        );
+      }
+      communities.push({ id, stateId, stateSlug: state.slug, slug, demo, subCommunityIds });
+    }
+    communitiesByState.set(state.slug, communities);
+  }
+
+  const developers: ReferenceData['developers'] = [];
+  for (const [index, name] of demoDeveloperNames.entries()) {
+    const slug = kebab(name);
+    const id = await ensure(
+      'developer',
+      slug,
+      () =>
+        commands.create('createDeveloper', {
+          name,
+          slug,
+          description: `${name} has delivered residential and mixed-use communities across the UAE.`,
+          website: index % 7 === 3 ? null : `https://www.${slug.replaceAll('-', '')}.example`,
+          logo: index % 9 === 4 ? null : imageRef(random, `${slug}-logo`, 'image/png'),
+          established_year: index % 11 === 5 ? null : random.int(1975, 2021),
+        }),
+      // One developer in twenty is still being set up by the editors.
+      index % 20 === 19 ? undefined : 'publishDeveloper',
+    );
+    developers.push({ id, name });
+  }
+
+  const unitTypeIds = await existingUnitTypeIds(eventStore);
+  for (const [index, unitType] of demoUnitTypes.entries()) {
+    if (unitTypeIds.has(unitType.name)) continue;
+    clock.tick(random);
+    unitTypeIds.set(unitType.name, await commands.create('createUnitType', { ...unitType, sort_order: (index + 1) * 10 }));
+  }
+  return { communitiesByState, developers, unitTypeIds };
+}
+
+/** The live owner of a slug; a reservation whose owner stream does not exist is an orphan and ignored. */
+async function idBySlug(eventStore: EventStore, resourceType: string, slug: string): Promise<number | null> {
+  const resourceId = await slugHolder(eventStore, resourceType, slug);
+  if (resourceId === null) return null;
+  const owner = await eventStore.readStream(`${resourceType}-${resourceId}`);
+  return owner.length > 0 ? resourceId : null;
+}
+
+/**
+ * Plans come after the reference data, stamped with its last moment and drawing nothing from the PRNG, so
+ * the catalogue's own history is the same with or without them.
+ */
+async function ensurePlans(commands: CommandRunner): Promise<void> {
+  for (const plan of demoPlans) {
+    if ((await idBySlug(commands.deps.eventStore, 'plan', plan.key)) === null) await commands.create('createPlan', plan);
+  }
+}
+
+/** Unit types have no slug: every allocated id is read and matched by name. */
+async function existingUnitTypeIds(eventStore: EventStore): Promise<Map<string, number>> {
+  const allocated = (await eventStore.readStream(idSequenceStream(unitTypeAggregate.category))).length;
+  const byName = new Map<string, number>();
+  for (let id = 1; id <= allocated; id++) {
+    const loaded = await loadAggregate(eventStore, unitTypeAggregate, id);
+    if (loaded?.state && !byName.has(loaded.state.name)) byName.set(loaded.state.name, id);
+  }
+  return byName;
+}
+
+// Projects.
+
+interface SeededProject {
+  id: number;
+  communityId: number;
+  status: ProjectStatus;
+  published: boolean;
+  deleted: boolean;
+}
+
+/** Share of projects per state, roughly as the UAE market splits. */
+const STATE_WEIGHTS: Array<[stateSlug: string, weight: number]> = [
+  ['dubai', 50],
+  ['abu-dhabi', 20],
+  ['sharjah', 12],
+  ['ras-al-khaimah', 7],
+  ['ajman', 6],
+  ['umm-al-quwain', 3],
+  ['fujairah', 2],
+];
+
+const STATUS_WEIGHTS: Array<[ProjectStatus, number]> = [
+  ['upcoming', 20],
+  ['under_construction', 40],
+  ['completed', 30],
+  ['sold_out', 10],
+];
+
+async function seedProject(
+  commands: CommandRunner,
+  clock: SyntheticClock,
+  random: Random,
+  reference: ReferenceData,
+  ordinal: number,
+  earlier: readonly SeededProject[],
+): Promise<SeededProject> {
+  const community = random.pick(reference.communitiesByState.get(random.weighted(STATE_WEIGHTS))!);
+  const developer = reference.developers[Math.floor(reference.developers.length * random.next() ** 1.6)]!;
+  const status = random.weighted(STATUS_WEIGHTS);
+  const building = status === 'upcoming' || status === 'under_construction';
+  // Mostly off-plan while being built and ready once completed, with some of the other kind (resales, phases).
+  const typicalNature = random.chance(0.88);
+  const nature = building === typicalNature ? 'off_plan' : 'ready';
+  // Cycling through the mixes and the missing-coordinates case guarantees every kind in any small catalogue.
+  const mix = demoUnitMixes[ordinal % demoUnitMixes.length]!;
+  const unitTypeIds = mix.map((name) => reference.unitTypeIds.get(name)!);
+  const residential = mix.some((name) => name.includes('Bedroom') || name === 'Studio' || name === 'Duplex');
+  const villas = mix.some((name) => /^[456]/.test(name));
+  const name = `${random.pick(projectNamePrefixes)} ${residential ? random.pick(projectNameSuffixes.slice(0, -1)) : 'Business Centre'}`;
+  const slug = `${kebab(name)}-${ordinal + 1}`;
+  const withCoordinates = ordinal % 7 !== 3 && random.chance(0.92);
+  const location = withCoordinates
+    ? { latitude: round(community.demo.latitude + random.float(-0.012, 0.012), 6), longitude: round(community.demo.longitude + random.float(-0.012, 0.012), 6) }
+    : null;
+  const currency = random.chance(0.05) ? 'USD' : 'AED';
+  const basePrice = villas ? random.int(2_500, 25_000) * 1000 : residential ? random.int(420, 3_500) * 1000 : random.int(750, 6_000) * 1000;
+  const startingFrom = random.chance(0.08) ? null : currency === 'USD' ? Math.round(basePrice / 3.6725 / 1000) * 1000 : basePrice;
+  const [areaFrom, areaTo] = areaRange(random, villas);
+  const completionYear = building ? random.int(2025, 2030) : random.int(2012, 2024);
+
+  clock.tick(random);
+  const id = await commands.create('createProject', {
+    name,
+    slug,
+    developer_id: developer.id,
+    state_id: community.stateId,
+    community_id: community.id,
+    sub_community_id: random.chance(0.7) ? random.pick(community.subCommunityIds) : null,
+    nature,
+    status,
+    unit_type_ids: unitTypeIds,
+    starting_from: startingFrom,
+    currency,
+    location,
+    map_embed_html: random.chance(0.6) ? mapEmbed(location ?? community.demo) : null,
+    area_from: areaFrom,
+    area_to: areaTo,
+    completion_date: random.chance(0.1) ? null : `${completionYear}-${pad(random.int(1, 12))}-${pad(random.int(1, 28))}`,
+    overview: `${name} by ${developer.name} brings ${villas ? 'spacious family villas' : residential ? 'contemporary apartments' : 'flexible commercial space'} to ${community.demo.name}.`,
+    description: `${name} offers ${mix.length > 0 ? mix.join(', ') : 'a range of units'} in ${community.demo.name}, with landscaped courtyards, resident amenities and quick access to the main roads. Handover is planned for ${completionYear}.`,
+    master_plan: `Set within ${community.demo.name}, ${name} sits around a central podium with shaded walkways and retail at street level.`,
+    property_no: `PRJ-${100_000 + ordinal}`,
+    license_no: random.chance(0.85) ? String(random.int(1000, 9999)) : '',
+    project_types: projectTypes(mix, villas),
+    video_description: random.chance(0.5) ? `A walk through ${name} and its amenities.` : '',
+    down_payment_percent: random.chance(0.75) ? random.pick([5, 10, 15, 20, 24, 30]) : null,
+    service_charges: random.chance(0.6) ? `AED ${random.int(10, 28)} per sq ft per year` : null,
+  });
+
+  await seedRelatedResources(commands, clock, random, { id, slug, name, mix, reference, communityId: community.id, earlier });
+  const published = random.chance(0.85);
+  if (published) {
+    clock.tick(random);
+    await commands.run('publishProject', { projectId: id });
+  }
+  return { id, communityId: community.id, status, published, deleted: false };
+}
+
+async function seedRelatedResources(
+  commands: CommandRunner,
+  clock: SyntheticClock,
+  random: Random,
+  project: {
+    id: number;
+    slug: string;
+    name: string;
+    mix: readonly string[];
+    reference: ReferenceData;
+    communityId: number;
+    earlier: readonly SeededProject[];
+  },
+): Promise<void> {
+  const params = { projectId: project.id };
+  const run = async (operationId: string, body: unknown) => {
+    clock.tick(random);
+    await commands.run(operationId, params, body);
+  };
+
+  const plannedTypes = project.mix.length > 0 ? project.mix.slice(0, 4) : random.chance(0.6) ? [null] : [];
+  for (const [index, unitTypeName] of plannedTypes.entries()) {
+    await run('addFloorPlan', {
+      title: `Type ${String.fromCharCode(65 + index)}${unitTypeName ? ` - ${unitTypeName}` : ' - Typical floor'}`,
+      unit_type_id: unitTypeName ? project.reference.unitTypeIds.get(unitTypeName)! : null,
+      area: area(random, unitTypeName),
+      price: random.chance(0.7) ? random.int(400, 9_000) * 1000 : null,
+      image: imageRef(random, `${project.slug}-floor-plan-${index + 1}`, 'image/png'),
+    });
+  }
+
+  const paymentPlans = random.sample(paymentPlanTemplates, random.int(1, 2));
+  for (const plan of paymentPlans) await run('addPaymentPlan', plan);
+
+  const pictures = random.int(3, 6);
+  for (let position = 0; position < pictures; position++) {
+    await run('addGalleryPicture', {
+      caption: random.chance(0.8) ? random.pick(galleryCaptions) : null,
+      position,
+      image: imageRef(random, `${project.slug}-gallery-${position + 1}`),
+    });
+  }
+  if (random.chance(0.6)) await run('attachMasterPlanDocument', pdf(random, `${project.slug}-master-plan.pdf`));
+
+  if (random.chance(0.65)) {
+    const external = random.chance(0.5);
+    await run('setVideo', {
+      title: `${project.name} walkthrough`,
+      description: random.chance(0.6) ? `Tour the show apartment and the amenities of ${project.name}.` : null,
+      external_url: external ? `https://www.youtube.com/watch?v=${random.hex(11)}` : null,
+      file: external
+        ? null
+        : { key: random.hex(32), file_name: `${project.slug}-walkthrough.mp4`, content_type: 'video/mp4', size_bytes: random.int(20, 400) * 1_048_576 },
+      thumbnail: random.chance(0.7) ? imageRef(random, `${project.slug}-video-thumbnail`) : null,
+    });
+  }
+  if (random.chance(0.8)) await run('setAmenities', { items: random.sample(amenityCatalogue, random.int(4, 9)) });
+  if (random.chance(0.75)) {
+    await run('setNearbyPlaces', {
+      items: random.sample(nearbyCatalogue, random.int(3, 6)).map((place) => ({ ...place, distance_km: round(random.float(0.2, 25), 1) })),
+    });
+  }
+  if (random.chance(0.6)) await run('setPaymentMethods', { items: random.sample(paymentMethodCatalogue, random.int(2, 4)) });
+  if (random.chance(0.6)) await run('setFaqs', { items: random.sample(faqCatalogue, random.int(3, 5)) });
+  if (random.chance(0.35)) {
+    await run('setVirtualTours', {
+      items: random.sample(['Show apartment', 'Lobby and amenities', 'Penthouse'], random.int(1, 2)).map((title) => ({
+        title,
+        url: `https://tours.example.com/${project.slug}/${kebab(title)}`,
+      })),
+    });
+  }
+  if (random.chance(0.3)) {
+    await run('setFloorPlates', {
+      items: Array.from({ length: random.int(1, 3) }, (_, index) => ({
+        title: `Typical floor plate ${index + 1}`,
+        floors: random.chance(0.8) ? `${index * 10 + 1}-${index * 10 + 10}` : null,
+        image: random.chance(0.85) ? imageRef(random, `${project.slug}-floor-plate-${index + 1}`, 'image/png') : null,
+      })),
+    });
+  }
+  if (random.chance(0.75)) await run('attachBrochure', pdf(random, `${project.slug}-brochure.pdf`));
+
+  const candidates = project.earlier.filter((other) => !other.deleted);
+  if (candidates.length > 0 && random.chance(0.4)) {
+    const neighbours = candidates.filter((other) => other.communityId === project.communityId);
+    const pool = neighbours.length > 0 ? neighbours : candidates.slice(-50);
+    await run('setRelatedProjects', { project_ids: random.sample(pool, random.int(1, 4)).map((other) => other.id) });
+  }
+}
+
+/** Later edits to projects seeded earlier in this run, so the history and the change feed have edits in them. */
+async function editEarlierProjects(
+  commands: CommandRunner,
+  clock: SyntheticClock,
+  random: Random,
+  seeded: readonly SeededProject[],
+): Promise<void> {
+  const editable = seeded.slice(0, -1).filter((project) => !project.deleted);
+  if (editable.length === 0) return;
+  const edits = random.int(0, 2);
+  for (let edit = 0; edit < edits; edit++) {
+    const target = random.pick(editable);
+    if (target.deleted) continue;
+    const params = { projectId: target.id };
+    const state = (await loadAggregate(commands.deps.eventStore, projectAggregate, target.id))!.state!;
+    clock.tick(random);
+    const roll = random.next();
+    if (roll < 0.3) {
+      await commands.run('reviseProject', params, projectRevision(random, state));
+    } else if (roll < 0.45) {
+      const floorPlan = random.pickFrom(Object.values(state.floor_plans));
+      if (floorPlan) {
+        await commands.run('replaceFloorPlanImage', { ...params, floorPlanId: floorPlan.floor_plan_id }, {
+          image: { ...floorPlan.image, key: random.hex(32), size_bytes: random.int(150, 2_500) * 1024 },
+        });
+      }
+    } else if (roll < 0.6) {
+      const picture = random.pickFrom(Object.values(state.gallery));
+      if (picture) {
+        await commands.run('replaceGalleryPicture', { ...params, mediaId: picture.media_id }, {
+          image: imageRef(random, `${state.slug}-gallery-${picture.media_id}-v2`),
+        });
+      }
+    } else if (roll < 0.7) {
+      const next = nextStatus[target.status];
+      if (next) {
+        await commands.run('changeProjectStatus', params, { status: next });
+        target.status = next;
+      }
+    } else if (roll < 0.77) {
+      const plan = random.pickFrom(Object.values(state.payment_plans));
+      if (plan) await commands.run('revisePaymentPlan', { ...params, paymentPlanId: plan.payment_plan_id }, random.pick(paymentPlanTemplates));
+    } else if (roll < 0.83) {
+      const picture = random.pickFrom(Object.values(state.gallery));
+      if (picture) await commands.run('reviseGalleryPicture', { ...params, mediaId: picture.media_id }, { caption: random.pick(galleryCaptions) });
+    } else if (roll < 0.87) {
+      const floorPlan = random.pickFrom(Object.values(state.floor_plans));
+      if (floorPlan) {
+        await commands.run('reviseFloorPlan', { ...params, floorPlanId: floorPlan.floor_plan_id }, { price: random.int(400, 9_000) * 1000 });
+      }
+    } else if (roll < 0.9) {
+      const pictures = Object.values(state.gallery);
+      if (pictures.length > 3) await commands.run('removeGalleryPicture', { ...params, mediaId: random.pick(pictures).media_id });
+    } else if (roll < 0.93) {
+      await commands.run('setAmenities', params, { items: random.sample(amenityCatalogue, random.int(3, 10)) });
+    } else if (roll < 0.96) {
+      await commands.run(target.published ? 'unpublishProject' : 'publishProject', params);
+      target.published = !target.published;
+    } else if (roll < 0.98) {
+      await commands.run('setFaqs', params, { items: random.sample(faqCatalogue, random.int(2, 6)) });
+    } else {
+      await commands.run('deleteProject', params);
+      target.deleted = true;
+      target.published = false;
+    }
+  }
+}
+
+const nextStatus: Record<ProjectStatus, ProjectStatus | null> = {
+  upcoming: 'under_construction',
+  under_construction: 'completed',
+  completed: 'sold_out',
+  sold_out: null,
+};
+
+function projectRevision(random: Random, project: Project): Record<string, unknown> {
+  switch (random.int(0, 3)) {
+    case 0:
+      return { starting_from: random.int(420, 9_000) * 1000 };
+    case 1:
+      return { description: `${project.description} Prices were updated for the new release.` };
+    case 2:
+      return { area_from: round(random.float(350, 1200), 2), area_to: `${random.int(1300, 4500).toLocaleString('en-US')} sq ft` };
+    default:
+      return { down_payment_percent: random.pick([10, 20]), service_charges: `AED ${random.int(10, 28)} per sq ft per year` };
+  }
+}
+
+const galleryCaptions = ['Exterior view', 'Lobby', 'Pool deck', 'Living room', 'Master bedroom', 'Kitchen', 'Gym', 'Aerial view', 'Sunset terrace', 'Kids play area'];
+
+const paymentPlanTemplates = [
+  {
+    name: '60/40 plan',
+    milestones: [
+      { label: 'Down payment', percent: 20, due: 'On booking' },
+      { label: 'During construction', percent: 40, due: 'In 8 instalments' },
+      { label: 'On handover', percent: 40, due: 'On handover' },
+    ],
+  },
+  {
+    name: 'Post-handover plan',
+    milestones: [
+      { label: 'Down payment', percent: 10, due: 'On booking' },
+      { label: 'During construction', percent: 40, due: null },
+      { label: 'Post handover', percent: 50, due: 'Over 3 years after handover' },
+    ],
+  },
+  {
+    name: 'Three equal payments',
+    milestones: [
+      { label: 'First payment', percent: 33.33, due: 'On booking' },
+      { label: 'Second payment', percent: 33.33, due: 'In 12 months' },
+      { label: 'Final payment', percent: 33.34, due: 'On handover' },
+    ],
+  },
+  {
+    name: '1% monthly',
+    milestones: [
+      { label: 'Down payment', percent: 24, due: 'On booking' },
+      { label: 'Monthly instalments', percent: 56, due: '1% every month' },
+      { label: 'On handover', percent: 20, due: 'On handover' },
+    ],
+  },
+  {
+    name: 'Cash',
+    milestones: [{ label: 'Full payment', percent: 100, due: 'On transfer' }],
+  },
+];
+
+function areaRange(random: Random, villas: boolean): [number | string | null, number | string | null] {
+  const from = villas ? random.int(2_200, 5_000) : random.int(380, 1_100);
+  const to = from + random.int(200, villas ? 9_000 : 2_000);
+  switch (random.int(0, 4)) {
+    case 0:
+      return [from, to];
+    case 1:
+      return [round(from + random.next(), 2), round(to + random.next(), 2)];
+    case 2:
+      return [`${from.toLocaleString('en-US')}.5 sq ft`, `${to.toLocaleString('en-US')} sq ft`];
+    case 3:
+      return [from, null];
+    default:
+      return [null, null];
+  }
+}
+
+function area(random: Random, unitTypeName: string | null): number | string | null {
+  const size = unitTypeName?.startsWith('6') ? random.int(6_000, 12_000) : random.int(400, 4_000);
+  switch (random.int(0, 3)) {
+    case 0:
+      return size;
+    case 1:
+      return round(size + random.next(), 2);
+    case 2:
+      return `${size.toLocaleString('en-US')}.5 sq ft`;
+    default:
+      return null;
+  }
+}
+
+function projectTypes(mix: readonly string[], villas: boolean): string[] {
+  const types: string[] = [];
+  if (mix.some((name) => name === 'Studio' || /^[123] /.test(name))) types.push('Apartments');
+  if (villas) types.push('Villas', 'Townhouses');
+  if (mix.includes('Duplex')) types.push('Duplexes');
+  if (mix.includes('Office')) types.push('Offices');
+  if (mix.includes('Retail')) types.push('Retail');
+  return types;
+}
+
+function mapEmbed(point: { latitude: number; longitude: number }): string {
+  const box = [point.longitude - 0.01, point.latitude - 0.01, point.longitude + 0.01, point.latitude + 0.01].map((value) => value.toFixed(4));
+  return `<iframe width="600" height="450" src="https://www.openstreetmap.org/export/embed.html?bbox=${box.join('%2C')}&amp;layer=mapnik" loading="lazy"></iframe>`;
+}
+
+// Files.
+
+const PICTURE_SIZES: Array<[width: number, height: number]> = [
+  [1920, 1080],
+  [1600, 1200],
+  [2400, 1600],
+  [1080, 1350],
+  [1280, 960],
+];
+
+function imageRef(random: Random, baseName: string, contentType: 'image/jpeg' | 'image/png' | 'image/webp' = random.pick(['image/jpeg', 'image/jpeg', 'image/webp'] as const)) {
+  const [width, height] = random.pick(PICTURE_SIZES);
+  const extension = contentType === 'image/jpeg' ? 'jpg' : contentType.slice('image/'.length);
+  return { key: random.hex(32), file_name: `${baseName}.${extension}`, content_type: contentType, width, height, size_bytes: random.int(120, 2_800) * 1024 };
+}
+
+function pdf(random: Random, fileName: string) {
+  return { key: random.hex(32), file_name: fileName, content_type: 'application/pdf', size_bytes: random.int(400, 18_000) * 1024 };
+}
+
+// Helpers.
+
+/** mulberry32: small, fast and good enough for demo data; the same seed always gives the same sequence. */
+class Random {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  float(min: number, max: number): number {
+    return min + this.next() * (max - min);
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+
+  pick<Item>(items: readonly Item[]): Item {
+    if (items.length === 0) throw new RangeError('Cannot pick from an empty list.');
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+
+  pickFrom<Item>(items: readonly Item[]): Item | null {
+    return items.length === 0 ? null : this.pick(items);
+  }
+
+  weighted<Item>(choices: ReadonlyArray<readonly [Item, number]>): Item {
+    let roll = this.next() * choices.reduce((sum, [, weight]) => sum + weight, 0);
+    for (const [item, weight] of choices) {
+      roll -= weight;
+      if (roll < 0) return item;
+    }
+    return choices.at(-1)![0];
+  }
+
+  /** Up to `count` distinct items, in their original order. */
+  sample<Item>(items: readonly Item[], count: number): Item[] {
+    const indexes = items.map((_, index) => index);
+    for (let index = indexes.length - 1; index > 0; index--) {
+      const other = Math.floor(this.next() * (index + 1));
+      [indexes[index], indexes[other]] = [indexes[other]!, indexes[index]!];
+    }
+    return indexes
+      .slice(0, count)
+      .sort((a, b) => a - b)
+      .map((index) => items[index]!);
+  }
+
+  hex(length: number): string {
+    let text = '';
+    while (text.length < length) text += Math.floor(this.next() * 0x1_0000_0000).toString(16).padStart(8, '0');
+    return text.slice(0, length);
+  }
+}
+
+/** A well-spread 32-bit seed per project ordinal, so a project's data does not depend on how runs were split. */
+function mixSeed(seed: number, ordinal: number): number {
+  let hash = (seed ^ Math.imul(ordinal + 1, 0x9e3779b1)) >>> 0;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
+}
+
+function kebab(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+const pad = (value: number) => String(value).padStart(2, '0');

@@ -1,0 +1,232 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { allProjections } from '../projections/index.js';
+import { startProjector, type Projector } from '../projections/runtime.js';
+import { createRedisCacheHealth, inProcessCacheHealth, type CacheHealth } from './cache/cacheHealth.js';
+import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, type Config } from './config.js';
+import { createEventStore } from './eventStore/createEventStore.js';
+import type { EventStore } from './eventStore/eventStore.js';
+import { resolveAdminToken } from './http/adminAuth.js';
+import { createApp } from './http/app.js';
+import { ensureSecretFile } from './http/secretFile.js';
+import { createLinkSigner } from './http/signedLinks.js';
+import type { Logger } from './logger.js';
+import { createReadStore } from './readStore/createReadStore.js';
+import type { ReadStore } from './readStore/readStore.js';
+import { seedDemoCatalogue } from './seed/demoCatalogue.js';
+import { seedDemoClient, writeDemoApiKeyFile } from './seed/demoClient.js';
+
+/** What one process runs: the HTTP API, the projections, the background workers; all three by default. */
+export const ROLES = ['api', 'projector', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** `--role api,projector`, `--role api --role worker` or `--role=worker`; none = every role. */
+export function parseRoles(argv: readonly string[]): ReadonlySet<Role> {
+  const values: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index]!;
+    if (argument === '--role') values.push(argv[++index] ?? '');
+    else if (argument.startsWith('--role=')) values.push(argument.slice('--role='.length));
+    else throw new ConfigError({ [argument]: 'is not a known option (use --role api|projector|worker)' });
+  }
+  const roles = values.flatMap((value) => value.split(',')).map((role) => role.trim());
+  const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
+  if (unknown.length > 0) {
+    throw new ConfigError({ '--role': `${unknown.map((role) => JSON.stringify(role)).join(', ')} is not one of ${ROLES.join(', ')}` });
+  }
+  return new Set(roles.length > 0 ? (roles as Role[]) : ROLES);
+}
+
+export interface ServiceStores {
+  eventStore: EventStore;
+  readStore: ReadStore;
+}
+
+export interface StartServiceOptions {
+  config: Config;
+  logger: Logger;
+  roles?: ReadonlySet<Role>;
+  /** Stores to use instead of the ones the config selects (tests pass in-memory ones). Closed by stop(). */
+  stores?: ServiceStores;
+  clock?: () => Date;
+}
+
+export interface RunningService extends ServiceStores {
+  roles: ReadonlySet<Role>;
+  projector: Projector | null;
+  server: Server | null;
+  /** `http://host:port` the API listens on; null without the api role. */
+  url: string | null;
+  /** The admin token the API accepts; null without the api role. */
+  adminToken: string | null;
+  /** Stops accepting requests, drains the ones in flight, stops the projector, closes the stores. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole wiring of one process, shared by src/main.ts and the HTTP tests: stores from the config, the
+ * first-start demo seed, the projector, the HTTP server. Whatever started is stopped again when a later
+ * step fails.
+ */
+export async function startService(options: StartServiceOptions): Promise<RunningService> {
+  const { config, logger } = options;
+  const roles = options.roles ?? new Set(ROLES);
+  const clock = options.clock ?? (() => new Date());
+  const cleanups: Array<() => Promise<void>> = [];
+  const runCleanups = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+    }
+  };
+
+  try {
+    logger.info(
+      {
+        roles: [...roles],
+        mode: config.mode,
+        eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
+        readStore: config.mongodbUrl ? 'mongodb' : 'embedded',
+        cache: config.redisUrl ? 'redis' : 'in-process',
+        dataDir: config.dataDir,
+      },
+      'starting',
+    );
+    const stores = options.stores ?? (await openStores(config));
+    cleanups.push(() => stores.eventStore.close(), () => stores.readStore.close());
+    // Before the (possibly long) first-start seed, so an unusable token file fails the start at once.
+    const adminToken = roles.has('api') ? await adminTokenFor(config, logger) : null;
+
+    // Only the process serving the API seeds, so split-role processes sharing one DATA_DIR never seed twice.
+    if (roles.has('api') && config.mode === 'embedded' && config.seedDemo && (await stores.eventStore.headPosition()) === null) {
+      await seedOnFirstStart(stores, config, clock, logger);
+    }
+
+    let projector: Projector | null = null;
+    if (roles.has('projector')) {
+      projector = await startProjector({
+        eventStore: stores.eventStore,
+        readStore: stores.readStore,
+        projections: allProjections,
+        logger: logger.child({ component: 'projector' }),
+        batchSize: config.projectionBatchSize,
+      });
+      const started = projector;
+      cleanups.push(() => started.stop());
+      logger.info({ projections: allProjections.map((projection) => projection.name) }, 'projector started');
+    }
+
+    if (roles.has('worker')) logger.info('worker role: there are no workers to run yet');
+
+    let server: Server | null = null;
+    let url: string | null = null;
+    if (adminToken !== null) {
+      const cache: CacheHealth = config.redisUrl ? createRedisCacheHealth(config.redisUrl) : inProcessCacheHealth;
+      cleanups.push(() => cache.close());
+      const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
+      const app = createApp({
+        ...stores,
+        cache,
+        adminToken,
+        clock,
+        logger,
+        linkSigner,
+        ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+      });
+      const listening = createServer(app);
+      listening.listen(config.port, config.host);
+      // Rejects with the 'error' (e.g. EADDRINUSE) when listening fails.
+      await once(listening, 'listening');
+      server = listening;
+      cleanups.push(() => drain(listening, config.shutdownTimeoutMs, logger));
+      url = urlOf(listening);
+      logger.info({ url }, `listening on ${url}`);
+    }
+
+    let stopping: Promise<void> | null = null;
+    return {
+      ...stores,
+      roles,
+      projector,
+      server,
+      url,
+      adminToken,
+      stop: () => (stopping ??= runCleanups().then(() => logger.info('stopped'))),
+    };
+  } catch (error) {
+    await runCleanups();
+    throw error;
+  }
+}
+
+export async function openStores(config: Config): Promise<ServiceStores> {
+  const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });
+  try {
+    const readStore = createReadStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
+    return { eventStore, readStore };
+  } catch (error) {
+    await eventStore.close();
+    throw error;
+  }
+}
+
+async function adminTokenFor(config: Config, logger: Logger): Promise<string> {
+  const resolved = await resolveAdminToken({ adminToken: config.adminToken, dataDir: config.dataDir });
+  if (resolved.source === 'environment') {
+    logger.info('admin token from ADMIN_TOKEN');
+  } else {
+    logger.info({ adminTokenFile: resolved.path, created: resolved.created }, `admin token is in ${resolved.path}`);
+    if (resolved.permissionsTooOpen) logger.warn({ adminTokenFile: resolved.path }, 'admin token file is readable by others; chmod 600 it');
+  }
+  return resolved.token;
+}
+
+const LINK_SIGNING_SECRET_FILE_NAME = 'link-signing-secret';
+
+/** LINK_SIGNING_SECRET when set; otherwise (embedded mode) a secret kept in DATA_DIR, generated once. */
+async function linkSigningSecretFor(config: Config, logger: Logger): Promise<string> {
+  if (config.linkSigningSecret !== undefined) return config.linkSigningSecret;
+  const file = await ensureSecretFile(config.dataDir, LINK_SIGNING_SECRET_FILE_NAME, ADMIN_TOKEN_MIN_LENGTH);
+  if (file.permissionsTooOpen) logger.warn({ file: file.path }, 'link signing secret file is readable by others; chmod 600 it');
+  return file.secret;
+}
+
+async function seedOnFirstStart(stores: ServiceStores, config: Config, clock: () => Date, logger: Logger): Promise<void> {
+  const log = logger.child({ component: 'seed' });
+  log.info({ projects: config.seedProjects }, 'empty event store: seeding the demo catalogue (SEED_DEMO=false skips this)');
+  const startedAt = performance.now();
+  const seeded = await seedDemoCatalogue({ ...stores, clock }, { projects: config.seedProjects, logger: log });
+  log.info({ projects: seeded.projects, durationMs: Math.round(performance.now() - startedAt) }, 'demo catalogue seeded');
+  // The keys go to a file only the owner can read; the log names the file, never a key.
+  const demoClient = await seedDemoClient({ ...stores, clock });
+  const keyFile = await writeDemoApiKeyFile(config.dataDir, demoClient);
+  log.info({ clientId: demoClient.clientId, keyFile }, `demo client with a test and a live API key; the keys are in ${keyFile}`);
+}
+
+/** A wildcard bind (0.0.0.0, ::) is reachable as localhost from this machine. */
+function urlOf(server: Server): string {
+  const address = server.address() as AddressInfo;
+  if (address.address === '0.0.0.0' || address.address === '::') return `http://localhost:${address.port}`;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/**
+ * Stops accepting connections and lets requests in flight finish. Keep-alive connections are closed as
+ * soon as they fall idle; whatever is still open after `timeoutMs` is cut.
+ */
+async function drain(server: Server, timeoutMs: number, logger: Logger): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  const deadline = setTimeout(() => {
+    logger.warn({ timeoutMs }, 'requests still in flight at the shutdown deadline; closing their connections');
+    server.closeAllConnections();
+  }, timeoutMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(idleSweep);
+    clearTimeout(deadline);
+  }
+}

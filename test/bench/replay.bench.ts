@@ -1,0 +1,132 @@
+/**
+ * Replay benchmark (`npm run bench:replay [-- --projects N]`): not a test. In a temporary DATA_DIR it seeds
+ * the demo catalogue, then measures in one run
+ *   (a) the raw event-store read rate: readAll over the whole log in pages, and
+ *   (b) the full rebuild rate of every read model (rebuildProjections into a fresh embedded read store file),
+ * and compares them with the target: rebuild at least 25% of the raw read rate.
+ * Without --projects it seeds until the log holds at least 200,000 events.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { allProjections } from '../../projections/index.js';
+import { rebuildProjections } from '../../projections/rebuild.js';
+import { createEventStore } from '../../src/eventStore/createEventStore.js';
+import type { EventStore } from '../../src/eventStore/eventStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { DEMO_CATALOGUE_EPOCH, seedDemoCatalogue } from '../../src/seed/demoCatalogue.js';
+
+const TARGET_EVENTS = 200_000;
+const TARGET_RATIO = 0.25;
+const READ_PAGE_SIZE = 5_000;
+/** Projects seeded first to learn how many events one project makes. */
+const CALIBRATION_PROJECTS = 500;
+/** The synthetic history must never be cut short by the present. */
+const FAR_FUTURE = () => new Date('2100-01-01T00:00:00Z');
+
+function parseProjects(argv: readonly string[]): number | undefined {
+  const index = argv.findIndex((argument) => argument === '--projects' || argument.startsWith('--projects='));
+  if (index === -1) return undefined;
+  const argument = argv[index]!;
+  const value = argument.includes('=') ? argument.slice(argument.indexOf('=') + 1) : argv[index + 1];
+  if (value === undefined || !/^\d+$/.test(value) || Number(value) < 1) {
+    process.stderr.write('usage: npm run bench:replay [-- --projects N]   (N: a whole number >= 1)\n');
+    process.exit(2);
+  }
+  return Number(value);
+}
+
+const rate = (events: number, seconds: number) => Math.round(events / seconds);
+const format = (value: number) => value.toLocaleString('en-US');
+
+/** The embedded store numbers its log 1, 2, 3...: the head position is the number of events. */
+async function countEvents(eventStore: EventStore): Promise<number> {
+  return Number((await eventStore.headPosition()) ?? 0n);
+}
+
+/** Reads the whole log page by page, as a rebuild does, without projecting anything. */
+async function readWholeLog(eventStore: EventStore): Promise<{ events: number; seconds: number }> {
+  const started = performance.now();
+  let events = 0;
+  let page = await eventStore.readAll({ maxCount: READ_PAGE_SIZE });
+  while (page.length > 0) {
+    events += page.length;
+    page = await eventStore.readAll({ after: page.at(-1)!.position, maxCount: READ_PAGE_SIZE });
+  }
+  return { events, seconds: (performance.now() - started) / 1000 };
+}
+
+async function main(): Promise<void> {
+  const requestedProjects = parseProjects(process.argv.slice(2));
+  const dataDir = mkdtempSync(join(tmpdir(), 'catalogue-replay-bench-'));
+  const eventStore = createEventStore({ dataDir });
+  const seedReadStore = createEmbeddedReadStore({ file: join(dataDir, 'seed-readmodels.sqlite') });
+  const rebuildReadStore = createEmbeddedReadStore({ file: join(dataDir, 'rebuilt-readmodels.sqlite') });
+  try {
+    process.stdout.write(`data dir: ${dataDir}\n`);
+    const deps = { eventStore, readStore: seedReadStore, clock: FAR_FUTURE };
+    const seedStarted = performance.now();
+    await seedDemoCatalogue(deps, { projects: 0 });
+    const referenceEvents = await countEvents(eventStore);
+    let projects = 0;
+    const seedMore = async (count: number) => {
+      await seedDemoCatalogue(deps, { projects: count, startAt: projects });
+      projects += count;
+    };
+    if (requestedProjects !== undefined) {
+      await seedMore(requestedProjects);
+    } else {
+      await seedMore(CALIBRATION_PROJECTS);
+      for (let events = await countEvents(eventStore); events < TARGET_EVENTS; events = await countEvents(eventStore)) {
+        const perProject = (events - referenceEvents) / projects;
+        await seedMore(Math.ceil(((TARGET_EVENTS - events) / perProject) * 1.01) + 1);
+      }
+    }
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    const events = await countEvents(eventStore);
+    process.stdout.write(
+      `seeded ${format(projects)} projects in ${seedSeconds.toFixed(1)} s through the admin commands ` +
+        `(${format(rate(events, seedSeconds))} events/s; history from ${DEMO_CATALOGUE_EPOCH.toISOString().slice(0, 10)}): ` +
+        `${format(events)} events = ${format(referenceEvents)} of reference data + ` +
+        `${((events - referenceEvents) / projects).toFixed(1)} per project (id allocations and slug reservations included)\n`,
+    );
+
+    // The first pass warms the page cache so both measurements read from memory alike.
+    await readWholeLog(eventStore);
+    const raw = await readWholeLog(eventStore);
+    const rawRate = rate(raw.events, raw.seconds);
+    process.stdout.write(`(a) raw readAll:  ${format(raw.events)} events in ${raw.seconds.toFixed(2)} s = ${format(rawRate)} events/s\n`);
+
+    let lastReport = performance.now();
+    const rebuild = await rebuildProjections({
+      eventStore,
+      readStore: rebuildReadStore,
+      projections: allProjections,
+      onProgress: ({ processed, total, eventsPerSecond }) => {
+        if (performance.now() - lastReport < 5_000) return;
+        lastReport = performance.now();
+        process.stdout.write(`    rebuilding ${format(processed)} / ${format(total)} events, ${format(Math.round(eventsPerSecond))} events/s\n`);
+      },
+    });
+    const rebuildRate = rate(rebuild.events, rebuild.seconds);
+    process.stdout.write(
+      `(b) full rebuild: ${format(rebuild.events)} events in ${rebuild.seconds.toFixed(2)} s = ${format(rebuildRate)} events/s ` +
+        `(${allProjections.length} projections: ${allProjections.map((projection) => projection.name).join(', ')})\n`,
+    );
+
+    const ratio = rebuildRate / rawRate;
+    const met = ratio >= TARGET_RATIO;
+    process.stdout.write(
+      `rebuild / raw = ${(ratio * 100).toFixed(1)}% (target >= ${TARGET_RATIO * 100}%): ${met ? 'met' : 'NOT met'}\n` +
+        `machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${cpus().length} cores, node ${process.version}, ${process.platform}/${process.arch}\n`,
+    );
+    if (!met) process.exitCode = 1;
+  } finally {
+    await rebuildReadStore.close();
+    await seedReadStore.close();
+    await eventStore.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

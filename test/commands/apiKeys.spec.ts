@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { decide as issueApiKey, type IssueApiKey } from '../../commands/apiKeys/issueApiKey.js';
+import { decide as revokeApiKey } from '../../commands/apiKeys/revokeApiKey.js';
+import { apiKeyAggregate, type ApiKeyEvent } from '../../src/access/apiKey.js';
+import { apiKeyHint, generateApiKey, hashApiKey } from '../../src/access/apiKeys.js';
+import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
+
+const at = defaultMeta.now;
+const KEY_HASH = 'a3'.repeat(32);
+
+const anIssue = (overrides: Partial<IssueApiKey> = {}): IssueApiKey => ({
+  environment: 'live',
+  client_id: 4,
+  key_hash: KEY_HASH,
+  hint: 'svc_live_AbCd…',
+  ...overrides,
+});
+
+const issued: ApiKeyEvent = {
+  type: 'ApiKeyIssued',
+  data: { api_key_id: 1, client_id: 4, environment: 'live', key_hash: KEY_HASH, hint: 'svc_live_AbCd…', at: '2024-01-01T00:00:00.000Z' },
+};
+const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { api_key_id: 1, client_id: 4, at: '2024-02-01T00:00:00.000Z' } };
+
+describe('issueApiKey', () => {
+  const spec = deciderSpec(apiKeyAggregate, issueApiKey);
+
+  it('when a key is issued, then ApiKeyIssued carries its client, environment, hash and hint, never the key', () => {
+    const key = generateApiKey('test');
+    spec
+      .given([])
+      .when(anIssue({ environment: 'test', key_hash: hashApiKey(key), hint: apiKeyHint(key) }), { id: 9 })
+      .then([
+        {
+          type: 'ApiKeyIssued',
+          data: { api_key_id: 9, client_id: 4, environment: 'test', key_hash: hashApiKey(key), hint: `${key.slice(0, 13)}…`, at },
+        },
+      ]);
+  });
+
+  it('when the key itself is passed where its hash belongs, then the decider refuses to record it', () => {
+    expect(() => issueApiKey(anIssue({ key_hash: generateApiKey('live') }), null, defaultMeta)).toThrow(/SHA-256/);
+  });
+
+  it('when the hint is longer than a prefix and four characters, then the decider refuses to record it', () => {
+    const key = generateApiKey('live');
+    expect(() => issueApiKey(anIssue({ hint: key }), null, defaultMeta)).toThrow(/hint/);
+  });
+
+  it('when the hint names the other environment, then the decider refuses to record it', () => {
+    expect(() => issueApiKey(anIssue({ environment: 'test' }), null, defaultMeta)).toThrow(/hint/);
+  });
+
+  it('when the key already exists, then it is refused with CONFLICT', () => {
+    spec.given([issued]).when(anIssue()).thenThrows('CONFLICT');
+  });
+});
+
+describe('revokeApiKey', () => {
+  const spec = deciderSpec(apiKeyAggregate, revokeApiKey);
+
+  it('when an active key is revoked through its client, then ApiKeyRevoked is emitted', () => {
+    spec.given([issued]).when({ client_id: 4 }).then([{ type: 'ApiKeyRevoked', data: { api_key_id: 1, client_id: 4, at } }]);
+  });
+
+  it('when it is already revoked, then nothing is emitted', () => {
+    spec.given([issued, revoked]).when({ client_id: 4 }).then([]);
+  });
+
+  it('when the key belongs to another client, then it is refused with NOT_FOUND', () => {
+    spec.given([issued]).when({ client_id: 5 }).thenThrows('NOT_FOUND');
+  });
+
+  it('when the key does not exist, then it is refused with NOT_FOUND', () => {
+    spec.given([]).when({ client_id: 4 }).thenThrows('NOT_FOUND');
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, it } from 'vitest';
+import { decide as registerClient, type RegisterClient } from '../../commands/clients/registerClient.js';
+import { decide as reviseClient } from '../../commands/clients/reviseClient.js';
+import { clientAggregate, type ClientEvent } from '../../src/access/client.js';
+import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
+
+const at = defaultMeta.now;
+
+const aClient = (overrides: Partial<RegisterClient> = {}): RegisterClient => ({ name: 'Marina Homes', plan_id: 2, ...overrides });
+
+const registered: ClientEvent = {
+  type: 'ClientRegistered',
+  data: { client_id: 1, name: 'Marina Homes', plan_id: 2, scopes: null, entitlements: null, at: '2024-01-01T00:00:00.000Z' },
+};
+const withOwnScopes: ClientEvent = {
+  type: 'ClientRevised',
+  data: { client_id: 1, changes: { scopes: ['projects:read', 'media:read'] }, at: '2024-01-02T00:00:00.000Z' },
+};
+
+describe('registerClient', () => {
+  const spec = deciderSpec(clientAggregate, registerClient);
+
+  it('when a client is registered without lists of its own, then ClientRegistered records null for both', () => {
+    spec
+      .given([])
+      .when(aClient(), { id: 7 })
+      .then([{ type: 'ClientRegistered', data: { client_id: 7, name: 'Marina Homes', plan_id: 2, scopes: null, entitlements: null, at } }]);
+  });
+
+  it('when a client is registered with its own lists, then they are recorded in the order the spec lists them', () => {
+    spec
+      .given([])
+      .when(aClient({ scopes: ['media:read', 'projects:read'], entitlements: [] }))
+      .then([
+        {
+          type: 'ClientRegistered',
+          data: { client_id: 1, name: 'Marina Homes', plan_id: 2, scopes: ['projects:read', 'media:read'], entitlements: [], at },
+        },
+      ]);
+  });
+
+  it('when the client already exists, then it is refused with CONFLICT', () => {
+    spec.given([registered]).when(aClient()).thenThrows('CONFLICT');
+  });
+});
+
+describe('reviseClient', () => {
+  const spec = deciderSpec(clientAggregate, reviseClient);
+
+  it('when the client moves to another plan and drops its own scopes, then ClientRevised carries both changes', () => {
+    spec
+      .given([registered, withOwnScopes])
+      .when({ plan_id: 3, scopes: null })
+      .then([{ type: 'ClientRevised', data: { client_id: 1, changes: { plan_id: 3, scopes: null }, at } }]);
+  });
+
+  it('when nothing differs from the current values, then nothing is emitted', () => {
+    spec.given([registered, withOwnScopes]).when({ plan_id: 2, scopes: ['media:read', 'projects:read'] }).then([]);
+  });
+
+  it('when no field is given, then it is refused with VALIDATION_FAILED', () => {
+    spec.given([registered]).when({}).thenThrows('VALIDATION_FAILED');
+  });
+
+  it('when the client does not exist, then it is refused with NOT_FOUND', () => {
+    spec.given([]).when({ name: 'Creek Realty' }).thenThrows('NOT_FOUND');
+  });
+});

@@ -1,0 +1,108 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Router } from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { adminRoutes, createAdminRouter } from '../../src/http/adminRouter.js';
+import { request } from '../support/http.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** (method, path) pairs an express router serves, read from its own route stack, in OpenAPI spelling. */
+function servedOperations(router: Router): string[] {
+  return router.stack.flatMap((layer) => {
+    const route = layer.route as { path: string; methods: Record<string, boolean> } | undefined;
+    if (!route) return [];
+    return Object.keys(route.methods)
+      .filter((method) => method !== '_all')
+      .map((method) => `${method.toUpperCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+  });
+}
+
+function documentedOperations(document: { paths: Record<string, Record<string, unknown>> }): string[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => HTTP_METHODS.includes(key))
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+/** Follows a local `$ref` (e.g. `#/components/responses/Conflict`) inside the document. */
+function resolve(document: any, node: any): any {
+  if (typeof node?.$ref !== 'string') return node;
+  return node.$ref
+    .slice(2)
+    .split('/')
+    .reduce((current: any, segment: string) => current[segment], document);
+}
+
+describe('GET /admin/openapi.yaml', () => {
+  let app: TestApp;
+  let document: any;
+  beforeAll(async () => {
+    app = await startTestApp();
+    const answer = await request(app.baseUrl, '/admin/openapi.yaml', { token: app.adminToken });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/yaml/);
+    document = parse(answer.body);
+  });
+  afterAll(() => app.close());
+
+  it('when validated against the OpenAPI 3.1 schema, then it is valid', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(document);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it('when compared with the admin router, then it documents exactly the operations the router serves', () => {
+    const router = createAdminRouter(adminRoutes, { eventStore: app.eventStore, readStore: app.readStore, clock: () => new Date() });
+    const served = servedOperations(router);
+    expect(served.length).toBeGreaterThan(0);
+    expect(new Set(served).size).toBe(served.length);
+    expect(documentedOperations(document).sort()).toEqual([...served].sort());
+  });
+
+  it('when an operation is read, then it has its success envelope, the error responses and the headers', () => {
+    const revise = document.paths['/states/{stateId}'].patch;
+    const parameters = revise.parameters.map((parameter: unknown) => resolve(document, parameter));
+    expect(revise.operationId).toBe('reviseState');
+    expect(parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ in: 'path', name: 'stateId', required: true }),
+        expect.objectContaining({ in: 'header', name: 'If-Match' }),
+        expect.objectContaining({ in: 'header', name: 'X-Request-Id' }),
+      ]),
+    );
+    expect(revise.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(Object.keys(revise.responses).sort()).toEqual(['200', '401', '404', '409', '413', '415', '422']);
+    expect(Object.keys(revise.responses['200'].headers).sort()).toEqual(['ETag', 'X-Request-Id']);
+    expect(revise.responses['200'].content['application/json'].schema.required).toEqual(['data', 'meta']);
+    const errorCodes = (status: string) => {
+      const response = resolve(document, revise.responses[status]);
+      expect(Object.keys(response.headers)).toContain('X-Request-Id');
+      return resolve(document, response.content['application/json'].schema).properties.error.properties.code.enum;
+    };
+    expect(errorCodes('401')).toEqual(['UNAUTHENTICATED']);
+    expect(errorCodes('404')).toEqual(['NOT_FOUND']);
+    expect(errorCodes('409')).toEqual(['CONFLICT', 'SLUG_TAKEN', 'PROJECT_DELETED']);
+    expect(errorCodes('422')).toEqual(['VALIDATION_FAILED']);
+
+    const create = document.paths['/states'].post;
+    expect(Object.keys(create.responses)).toContain('201');
+    const createHeaders = create.parameters.map((parameter: unknown) => resolve(document, parameter).name);
+    expect(createHeaders).not.toContain('If-Match');
+  });
+
+  it('when security is read, then every operation needs the admin bearer token', () => {
+    expect(document.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.security).toEqual([{ adminToken: [] }]);
+  });
+
+  it('when asked again with its ETag, then 304', async () => {
+    const first = await request(app.baseUrl, '/admin/openapi.yaml', { token: app.adminToken });
+    const etag = first.headers.get('etag')!;
+    const again = await request(app.baseUrl, '/admin/openapi.yaml', { token: app.adminToken, headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+  });
+});

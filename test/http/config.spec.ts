@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { parseRoles } from '../../src/service.js';
+
+const LONG_TOKEN = 'a'.repeat(32);
+
+function problemsOf(env: Record<string, string>): Record<string, string> {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('when nothing is set, then the embedded defaults apply', () => {
+    expect(loadConfig({})).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: './data',
+      adminToken: undefined,
+      eventStoreUrl: undefined,
+      mongodbUrl: undefined,
+      mongodbDb: 'catalogue',
+      redisUrl: undefined,
+      logLevel: 'info',
+      seedDemo: true,
+      seedProjects: 2000,
+      projectionBatchSize: 500,
+      shutdownTimeoutMs: 10_000,
+      publicBaseUrl: undefined,
+      linkSigningSecret: undefined,
+      signedLinkTtlSeconds: 900,
+      mode: 'embedded',
+    });
+  });
+
+  it('when values are set, then they are parsed; empty values count as unset; unknown variables are ignored', () => {
+    const config = loadConfig({
+      PORT: '3000',
+      SEED_DEMO: 'No',
+      SEED_PROJECTS: '50',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      MONGODB_URL: 'mongodb://db.internal:27017',
+      ADMIN_TOKEN: LONG_TOKEN,
+      LINK_SIGNING_SECRET: LONG_TOKEN,
+      PUBLIC_BASE_URL: 'https://api.example.com/v1/',
+      SIGNED_LINK_TTL_SECONDS: '60',
+      EVENTSTORE_URL: '',
+      LOG_LEVEL: 'debug',
+      SOMETHING_ELSE: '%%%',
+    });
+    expect(config).toMatchObject({
+      port: 3000,
+      seedDemo: false,
+      seedProjects: 50,
+      redisUrl: 'redis://127.0.0.1:6379',
+      mongodbUrl: 'mongodb://db.internal:27017',
+      eventStoreUrl: undefined,
+      logLevel: 'debug',
+      publicBaseUrl: 'https://api.example.com/v1',
+      signedLinkTtlSeconds: 60,
+      mode: 'distributed',
+    });
+  });
+
+  it('when several variables are bad, then the error names each of them and why, without their values', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      SEED_DEMO: 'maybe',
+      SEED_PROJECTS: '-5',
+      PROJECTION_BATCH_SIZE: '0',
+      SHUTDOWN_TIMEOUT_MS: '1.5',
+      MONGODB_URL: 'http://db.internal',
+      REDIS_URL: 'localhost:6379',
+      EVENTSTORE_URL: 'tcp://es',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      SIGNED_LINK_TTL_SECONDS: '5',
+    });
+    expect(Object.keys(problems).sort()).toEqual(
+      [
+        'ADMIN_TOKEN',
+        'EVENTSTORE_URL',
+        'LINK_SIGNING_SECRET',
+        'LOG_LEVEL',
+        'MONGODB_URL',
+        'PORT',
+        'PROJECTION_BATCH_SIZE',
+        'PUBLIC_BASE_URL',
+        'REDIS_URL',
+        'SEED_DEMO',
+        'SEED_PROJECTS',
+        'SHUTDOWN_TIMEOUT_MS',
+        'SIGNED_LINK_TTL_SECONDS',
+      ].sort(),
+    );
+    expect(problems.ADMIN_TOKEN).toMatch(/required .* when EVENTSTORE_URL or MONGODB_URL is set/);
+    expect(problems.LOG_LEVEL).toBe('must be one of fatal, error, warn, info, debug, trace, silent');
+    expect(problems.PROJECTION_BATCH_SIZE).toBe('must be at least 1');
+    expect(problems.PUBLIC_BASE_URL).toBe('must end with /v1 (the API base URL)');
+    expect(problems.LINK_SIGNING_SECRET).toMatch(/required .* when EVENTSTORE_URL or MONGODB_URL is set/);
+  });
+
+  it('when the message is printed, then it lists one line per variable and never the values', () => {
+    try {
+      loadConfig({ ADMIN_TOKEN: 'short-secret', PORT: '70000' });
+      expect.unreachable();
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toBe('Invalid configuration:\n  PORT: must be at most 65535\n  ADMIN_TOKEN: must be at least 32 characters long');
+      expect(message).not.toContain('short-secret');
+    }
+  });
+
+  it('when an external store is configured, then ADMIN_TOKEN and LINK_SIGNING_SECRET are required and must be long enough', () => {
+    expect(problemsOf({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' })).toHaveProperty('ADMIN_TOKEN');
+    expect(problemsOf({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' })).toHaveProperty('LINK_SIGNING_SECRET');
+    expect(problemsOf({ MONGODB_URL: 'mongodb://localhost', ADMIN_TOKEN: 'too-short' }).ADMIN_TOKEN).toMatch(/at least 32/);
+    const config = loadConfig({ MONGODB_URL: 'mongodb://localhost', ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN });
+    expect(config.adminToken).toBe(LONG_TOKEN);
+    expect(config.linkSigningSecret).toBe(LONG_TOKEN);
+  });
+});
+
+describe('parseRoles', () => {
+  it('when no role is given, then all three run', () => {
+    expect([...parseRoles([])]).toEqual(['api', 'projector', 'worker']);
+  });
+
+  it('when roles are repeated or comma-separated, then they add up', () => {
+    expect([...parseRoles(['--role', 'api,projector'])].sort()).toEqual(['api', 'projector']);
+    expect([...parseRoles(['--role', 'api', '--role=worker'])].sort()).toEqual(['api', 'worker']);
+  });
+
+  it('when a role or option is unknown, then a ConfigError names it', () => {
+    expect(() => parseRoles(['--role', 'api,scheduler'])).toThrow(/"scheduler" is not one of api, projector, worker/);
+    expect(() => parseRoles(['--verbose'])).toThrow(ConfigError);
+    expect(() => parseRoles(['--role'])).toThrow(/"" is not one of/);
+  });
+});

@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROJECT_CHANGES, changeFeedProjection, type ProjectChangeDoc } from '../../projections/changeFeed.js';
+import { PROJECTS, projectsProjection, type ProjectDoc } from '../../projections/projects.js';
+import { startProjector, type Projector } from '../../projections/runtime.js';
+import type { EventStore } from '../../src/eventStore/eventStore.js';
+import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import type { ReadStore } from '../../src/readStore/readStore.js';
+import { appendEvents, imageRef, minute, projectCreated, projectEvent, referenceCatalogue, type StreamEvent } from '../support/catalogueEvents.js';
+import { silentLogger } from '../support/projectionHarness.js';
+
+let running: { eventStore: EventStore; readStore: ReadStore; projector: Projector } | null = null;
+
+afterEach(async () => {
+  await running?.projector.stop();
+  await running?.eventStore.close();
+  await running?.readStore.close();
+  running = null;
+});
+
+/** A live projector over fresh stores; `append` returns once the appended events are projected. */
+async function liveCatalogue() {
+  const eventStore = createSqliteEventStore({ file: ':memory:' });
+  const readStore = createEmbeddedReadStore();
+  const projector = await startProjector({
+    eventStore,
+    readStore,
+    projections: [projectsProjection, changeFeedProjection],
+    logger: silentLogger(),
+  });
+  running = { eventStore, readStore, projector };
+  const append = async (events: StreamEvent[]) => {
+    const position = await appendEvents(eventStore, events);
+    await projector.waitForPosition(position, 5_000);
+    return position;
+  };
+  const changes = async () => (await readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, { sort: [['changed_at', 1], ['position', 1]] })).items;
+  const project = async (id: number) => (await readStore.get<ProjectDoc>(PROJECTS, id))!;
+  await append(referenceCatalogue());
+  return { append, changes, project };
+}
+
+describe('change feed', () => {
+  it('when the project itself is edited, then each edit is an entry of kind project and updated_at follows', async () => {
+    const feed = await liveCatalogue();
+    const created = await feed.append([projectCreated(1, {}, minute(1))]);
+    await feed.append([
+      projectEvent('ProjectRevised', 1, { changes: { name: 'Marina Vista' } }, minute(2)),
+      projectEvent('ProjectPublished', 1, {}, minute(3)),
+      projectEvent('ProjectStatusChanged', 1, { status: 'completed', previous_status: 'under_construction' }, minute(4)),
+      projectEvent('ProjectUnpublished', 1, {}, minute(5)),
+      projectEvent('ProjectDeleted', 1, {}, minute(6)),
+    ]);
+    const changes = await feed.changes();
+    expect(changes.map(({ event_type, kind, changed_at }) => [event_type, kind, changed_at])).toEqual([
+      ['ProjectCreated', 'project', minute(1)],
+      ['ProjectRevised', 'project', minute(2)],
+      ['ProjectPublished', 'project', minute(3)],
+      ['ProjectStatusChanged', 'project', minute(4)],
+      ['ProjectUnpublished', 'project', minute(5)],
+      ['ProjectDeleted', 'project', minute(6)],
+    ]);
+    expect(changes[0]).toEqual({ _id: String(created), position: Number(created), project_id: 1, changed_at: minute(1), event_type: 'ProjectCreated', kind: 'project' });
+    expect((await feed.project(1)).updated_at).toBe(minute(6));
+  });
+
+  it('when payment plans, gallery, floor plans, amenities or FAQs are edited, then each edit is reported without moving updated_at', async () => {
+    const feed = await liveCatalogue();
+    await feed.append([projectCreated(1, {}, minute(1))]);
+    const plan = { payment_plan_id: 5, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] };
+    await feed.append([
+      projectEvent('PaymentPlanAdded', 1, { payment_plan: plan }, minute(10)),
+      projectEvent('PaymentPlanRevised', 1, { payment_plan_id: 5, changes: { name: 'Easy' } }, minute(11)),
+      projectEvent('PaymentPlanRemoved', 1, { payment_plan_id: 5 }, minute(12)),
+      projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 6, caption: null, position: 0, image: imageRef('a') } }, minute(13)),
+      projectEvent('GalleryPictureRevised', 1, { media_id: 6, changes: { caption: 'Lobby' } }, minute(14)),
+      projectEvent('GalleryPictureRemoved', 1, { media_id: 6 }, minute(15)),
+      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 7, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('f') } }, minute(16)),
+      projectEvent('FloorPlanRevised', 1, { floor_plan_id: 7, changes: { title: 'B' } }, minute(17)),
+      projectEvent('FloorPlanRemoved', 1, { floor_plan_id: 7 }, minute(18)),
+      projectEvent('AmenitiesSet', 1, { items: [{ name: 'Pool', icon: null }] }, minute(19)),
+      projectEvent('FaqsSet', 1, { items: [{ question: 'Q', answer: 'A' }] }, minute(20)),
+    ]);
+    const related = (await feed.changes()).slice(1);
+    expect(related.map(({ kind, changed_at }) => [kind, changed_at])).toEqual([
+      ['payment_plans', minute(10)],
+      ['payment_plans', minute(11)],
+      ['payment_plans', minute(12)],
+      ['media', minute(13)],
+      ['media', minute(14)],
+      ['media', minute(15)],
+      ['floor_plans', minute(16)],
+      ['floor_plans', minute(17)],
+      ['floor_plans', minute(18)],
+      ['amenities', minute(19)],
+      ['faqs', minute(20)],
+    ]);
+    expect((await feed.project(1)).updated_at).toBe(minute(1));
+  });
+
+  it('when only an image is replaced or another collection is edited, then nothing is reported', async () => {
+    const feed = await liveCatalogue();
+    await feed.append([
+      projectCreated(1, {}, minute(1)),
+      projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 6, caption: null, position: 0, image: imageRef('a') } }, minute(2)),
+      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 7, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('f') } }, minute(3)),
+    ]);
+    const before = await feed.changes();
+    const pdf = { key: 'k', file_name: 'x.pdf', content_type: 'application/pdf' as const, size_bytes: 1 };
+    await feed.append([
+      projectEvent('GalleryPictureReplaced', 1, { media_id: 6, image: imageRef('b') }, minute(30)),
+      projectEvent('FloorPlanImageReplaced', 1, { floor_plan_id: 7, image: imageRef('g') }, minute(31)),
+      projectEvent('VideoSet', 1, { video: { title: 'T', description: null, external_url: null, file: null, thumbnail: null } }, minute(32)),
+      projectEvent('VideoRemoved', 1, {}, minute(33)),
+      projectEvent('NearbyPlacesSet', 1, { items: [] }, minute(34)),
+      projectEvent('PaymentMethodsSet', 1, { items: [] }, minute(35)),
+      projectEvent('VirtualToursSet', 1, { items: [] }, minute(36)),
+      projectEvent('FloorPlatesSet', 1, { items: [] }, minute(37)),
+      projectEvent('RelatedProjectsSet', 1, { project_ids: [] }, minute(38)),
+      projectEvent('BrochureAttached', 1, { brochure: pdf }, minute(39)),
+      projectEvent('BrochureRemoved', 1, {}, minute(40)),
+      projectEvent('MasterPlanDocumentAttached', 1, { document: pdf }, minute(41)),
+      projectEvent('MasterPlanDocumentRemoved', 1, {}, minute(42)),
+    ]);
+    expect(await feed.changes()).toEqual(before);
+    expect((await feed.project(1)).updated_at).toBe(minute(1));
+  });
+});

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from '../support/http.js';
+import { minute, projectCreated, projectEvent } from '../support/catalogueEvents.js';
+import { publishedReferenceCatalogue, startApiFixture, type ApiFixture } from '../support/apiFixture.js';
+
+let api: ApiFixture;
+let key: string;
+
+beforeAll(async () => {
+  api = await startApiFixture();
+  await api.given([...publishedReferenceCatalogue(), projectCreated(1, {}, minute(1)), projectEvent('ProjectPublished', 1, {}, minute(1))]);
+  key = await api.key();
+});
+
+afterAll(async () => {
+  await api.close();
+});
+
+describe('API keys on /v1', () => {
+  it('when the key is missing, malformed, unknown, of another scheme or revoked, then every answer is the same 401 UNAUTHENTICATED', async () => {
+    const revoked = await api.issue();
+    const bodies: unknown[] = [];
+    const unknownKey = `svc_live_${'A'.repeat(43)}`;
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer not-a-key' },
+      { authorization: `Bearer ${unknownKey}` },
+      { authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` },
+      { authorization: `Bearer ${key}x` },
+      { authorization: `Bearer ${key.replace('svc_live_', 'svc_test_')}` },
+    ];
+    const revoke = await api.admin('POST', `/clients/${revoked.clientId}/keys/${revoked.keyId}/revoke`);
+    expect(revoke.status).toBe(200);
+    await api.settle();
+    attempts.push({ authorization: `Bearer ${revoked.key}` });
+    for (const headers of attempts) {
+      const answer = await request(api.app.baseUrl, '/v1/projects', { headers });
+      expect(answer.status, JSON.stringify(headers)).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+      expect(answer.headers.get('x-request-id')).toBeTruthy();
+      bodies.push(answer.body.error);
+    }
+    expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1);
+    expect(bodies[0]).toEqual({ code: 'UNAUTHENTICATED', message: expect.any(String), details: {} });
+  });
+
+  it('when the key comes in the query string, then it is refused and not used, even alongside a good header', async () => {
+    for (const query of [`api_key=${key}`, `token=${key}`, `q=${key}`]) {
+      const answer = await api.get(`/projects?${query}`, key);
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.error.code).toBe('API_KEY_IN_QUERY');
+      expect(JSON.stringify(answer.body)).not.toContain(key);
+    }
+  });
+
+  it('when a working key is used, then it is accepted and the health check needs none', async () => {
+    expect((await api.get('/projects/1', key)).status).toBe(200);
+    expect((await request(api.app.baseUrl, '/v1/health')).status).toBe(200);
+  });
+
+  it('when a key lacks the scope of an endpoint, then 403 INSUFFICIENT_SCOPE names it before the input is even looked at', async () => {
+    const narrow = await api.key({ scopes: ['developers:read'] });
+    const answer = await api.get('/projects?per_page=500', narrow);
+    expect(answer.status).toBe(403);
+    expect(answer.body.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { missing_scopes: ['projects:read'], missing_entitlements: [] } });
+    expect((await api.get('/developers', narrow)).status).toBe(200);
+  });
+
+  it('when an unknown /v1 path or another method is asked, then 404 / 405 in the error body, after authentication', async () => {
+    expect((await api.get('/nothing-here', key)).body.error.code).toBe('NOT_FOUND');
+    const post = await api.get('/projects', key, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toContain('GET');
+    expect((await request(api.app.baseUrl, '/v1/nothing-here')).status).toBe(401);
+  });
+});
+
+describe('conditional requests', () => {
+  it('when If-None-Match carries the ETag (strong, weak, in a list or *), then 304 with an empty body', async () => {
+    const first = await api.get('/projects/1', key);
+    const etag = first.headers.get('etag')!;
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const answer = await api.get('/projects/1', key, { headers: { 'if-none-match': ifNoneMatch } });
+      expect(answer.status, ifNoneMatch).toBe(304);
+      expect(answer.body).toBe('');
+      expect(answer.headers.get('etag')).toBe(etag);
+      expect(answer.headers.get('x-request-id')).toBeTruthy();
+    }
+    expect((await api.get('/projects/1', key, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+  });
+
+  it('when the payload changes, then the ETag changes; the same payload keeps it across requests', async () => {
+    const before = (await api.get('/projects?sort=name', key)).headers.get('etag');
+    expect((await api.get('/projects?sort=name', key)).headers.get('etag')).toBe(before);
+    await api.given([projectEvent('ProjectRevised', 1, { changes: { name: 'Renamed' } }, minute(5))]);
+    expect((await api.get('/projects?sort=name', key)).headers.get('etag')).not.toBe(before);
+  });
+
+  it('when the ETag of a list page is sent back for another page, then that page is not a 304', async () => {
+    const pageOne = await api.get('/projects?per_page=1&page=1', key);
+    const pageTwo = await api.get('/projects?per_page=1&page=2', key, { headers: { 'if-none-match': pageOne.headers.get('etag')! } });
+    expect(pageTwo.status).toBe(200);
+  });
+});

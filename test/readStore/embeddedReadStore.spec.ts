@@ -1,0 +1,404 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import type { Doc, Filter, ReadStore, WriteOp } from '../../src/readStore/readStore.js';
+import { readStoreContract } from './readStoreContract.js';
+
+const tempDir = mkdtempSync(join(tmpdir(), 'embedded-read-store-'));
+afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
+
+const aDatabaseFile = (): string => join(tempDir, `${randomUUID()}.sqlite`);
+
+readStoreContract('embedded, in memory', async () => createEmbeddedReadStore(), { atomicWrites: true });
+readStoreContract('embedded, SQLite file', async () => createEmbeddedReadStore({ file: aDatabaseFile() }), { atomicWrites: true });
+
+const put = (collection: string, doc: Doc): WriteOp => ({ op: 'put', collection, doc });
+
+describe('embedded read store', () => {
+  const opened: ReadStore[] = [];
+  const open = (file?: string): ReadStore => {
+    const store = createEmbeddedReadStore(file === undefined ? {} : { file });
+    opened.push(store);
+    return store;
+  };
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+
+  describe('durability', () => {
+    it('when the store is closed and reopened, then documents, checkpoints, indexes and promotions are still there', async () => {
+      const file = aDatabaseFile();
+      const first = open(file);
+      await first.ensureIndexes('projects', [{ keys: [['slug', 1]], unique: true }]);
+      await first.write(
+        [put('projects', { _id: 1, slug: 'a' }), put('developers', { _id: 7 })],
+        [{ name: 'projects', position: 2n ** 60n }],
+      );
+      const generation = await first.beginGeneration(['developers']);
+      await generation.write([put('developers', { _id: 8 })]);
+      await generation.promote();
+      await first.close();
+
+      const reopened = open(file);
+
+      expect(await reopened.get('projects', 1)).toEqual({ _id: 1, slug: 'a' });
+      expect((await reopened.find('developers')).items).toEqual([{ _id: 8 }]);
+      expect(await reopened.getCheckpoint('projects')).toBe(2n ** 60n);
+      await expect(reopened.write([put('projects', { _id: 2, slug: 'a' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+    });
+
+    it('when a generation was left unfinished, then beginning a new one for its collections clears it away', async () => {
+      const file = aDatabaseFile();
+      const first = open(file);
+      const abandoned = await first.beginGeneration(['projects']);
+      await abandoned.write([put('projects', { _id: 1 })], [{ name: 'projects', position: 5n }]);
+      await first.close();
+
+      const reopened = open(file);
+      const fresh = await reopened.beginGeneration(['projects']);
+
+      expect(await fresh.find('projects')).toEqual({ items: [], total: 0 });
+      expect(await fresh.getCheckpoint('projects')).toBeNull();
+      await expect(abandoned.promote()).rejects.toThrow();
+    });
+
+    it('when a generation was replaced by a newer one, then promoting the older one is refused', async () => {
+      const store = open();
+      const older = await store.beginGeneration(['projects']);
+      const newer = await store.beginGeneration(['projects']);
+      await newer.write([put('projects', { _id: 1 })]);
+
+      await expect(older.promote()).rejects.toThrow(/no longer pending/);
+      await newer.promote();
+      expect(await store.get('projects', 1)).toEqual({ _id: 1 });
+    });
+  });
+
+  describe('two instances on one file (an API and a projector process)', () => {
+    it('when the other instance puts, replaces and deletes documents, then the next query sees it', async () => {
+      const file = aDatabaseFile();
+      const projector = open(file);
+      const api = open(file);
+      await projector.write([
+        put('projects', { _id: 1, price: 10 }),
+        put('projects', { _id: 2, price: 20 }),
+        put('projects', { _id: 3, price: 30 }),
+      ]);
+      expect((await api.find('projects', { sort: [['price', -1]] })).items.map((doc) => doc._id)).toEqual([3, 2, 1]);
+
+      await projector.write([
+        put('projects', { _id: 1, price: 99 }),
+        { op: 'delete', collection: 'projects', id: 3 },
+        put('projects', { _id: 4, price: 5 }),
+      ]);
+
+      expect(await api.find('projects', { sort: [['price', -1]] })).toEqual({
+        items: [
+          { _id: 1, price: 99 },
+          { _id: 2, price: 20 },
+          { _id: 4, price: 5 },
+        ],
+        total: 3,
+      });
+      expect(await api.get('projects', 3)).toBeNull();
+    });
+
+    it('when the other instance stores a checkpoint, then this one reads it', async () => {
+      const file = aDatabaseFile();
+      const projector = open(file);
+      const api = open(file);
+
+      await projector.write([], [{ name: 'projects', position: 42n }]);
+
+      expect(await api.getCheckpoint('projects')).toBe(42n);
+    });
+
+    it('when the other instance promotes a generation, then this one serves the promoted collection', async () => {
+      const file = aDatabaseFile();
+      const projector = open(file);
+      const api = open(file);
+      await projector.write([put('projects', { _id: 1 })], [{ name: 'projects', position: 1n }]);
+      expect((await api.find('projects')).total).toBe(1);
+
+      const generation = await projector.beginGeneration(['projects']);
+      await generation.write([put('projects', { _id: 2 }), put('projects', { _id: 3 })], [{ name: 'projects', position: 9n }]);
+      expect((await api.find('projects')).total).toBe(1);
+      await generation.promote();
+
+      expect((await api.find('projects')).items).toEqual([{ _id: 2 }, { _id: 3 }]);
+      expect(await api.getCheckpoint('projects')).toBe(9n);
+    });
+
+    it('when the other instance declares a unique index, then this one enforces it', async () => {
+      const file = aDatabaseFile();
+      const api = open(file);
+      const projector = open(file);
+      await projector.write([put('projects', { _id: 1, slug: 'a' })]);
+      expect(await projector.get('projects', 1)).not.toBeNull();
+
+      await api.ensureIndexes('projects', [{ keys: [['slug', 1]], unique: true }]);
+
+      await expect(projector.write([put('projects', { _id: 2, slug: 'a' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+    });
+
+    it('when both instances write in turns, then each sees the sum of both', async () => {
+      const file = aDatabaseFile();
+      const left = open(file);
+      const right = open(file);
+
+      for (let index = 0; index < 10; index++) {
+        await (index % 2 === 0 ? left : right).write([put('counters', { _id: index })]);
+        expect((await left.find('counters')).total).toBe(index + 1);
+        expect((await right.find('counters')).total).toBe(index + 1);
+      }
+    });
+  });
+
+  describe('unique keys of collections that are written but not read', () => {
+    const bySlug = [{ keys: [['slug', 1]] as Array<[string, 1]>, unique: true }];
+
+    it('when such a collection is read at last, then its loaded documents keep enforcing the same keys', async () => {
+      const store = open();
+      await store.ensureIndexes('projects', bySlug);
+      await store.write([put('projects', { _id: 1, slug: 'a' }), put('projects', { _id: 2, slug: 'b' })]);
+
+      expect(await store.get('projects', 1)).toEqual({ _id: 1, slug: 'a' });
+      await expect(store.write([put('projects', { _id: 3, slug: 'b' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+      await store.write([put('projects', { _id: 2, slug: 'b-renamed' }), put('projects', { _id: 3, slug: 'b' })]);
+      expect((await store.find('projects', { sort: [['slug', 1]] })).items.map((doc) => doc._id)).toEqual([1, 3, 2]);
+    });
+
+    it('when the other instance changes keys of such a collection, then this one checks against the stored keys', async () => {
+      const file = aDatabaseFile();
+      const left = open(file);
+      const right = open(file);
+      await left.ensureIndexes('projects', bySlug);
+      await left.write([put('projects', { _id: 1, slug: 'a' })]);
+
+      await right.write([put('projects', { _id: 1, slug: 'b' })]);
+
+      await left.write([put('projects', { _id: 2, slug: 'a' })]);
+      await expect(left.write([put('projects', { _id: 3, slug: 'b' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+    });
+
+    it('when the other instance declares another unique index, then this one enforces it on a collection it has only written', async () => {
+      const file = aDatabaseFile();
+      const projector = open(file);
+      const api = open(file);
+      await projector.ensureIndexes('projects', bySlug);
+      await projector.write([put('projects', { _id: 1, slug: 'a', code: 'x' })]);
+
+      await api.ensureIndexes('projects', [{ keys: [['code', 1]], unique: true }]);
+
+      await expect(projector.write([put('projects', { _id: 2, slug: 'b', code: 'x' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY', index: 'code_1' });
+    });
+
+    it('when a generation is written but not read, then promoting it serves its documents and keeps its keys unique', async () => {
+      const store = open();
+      await store.ensureIndexes('projects', bySlug);
+      await store.write([put('projects', { _id: 1, slug: 'old' })]);
+      const generation = await store.beginGeneration(['projects']);
+      await generation.write([put('projects', { _id: 2, slug: 'a' })]);
+      await expect(generation.write([put('projects', { _id: 3, slug: 'a' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+
+      await generation.promote();
+
+      expect((await store.find('projects')).items).toEqual([{ _id: 2, slug: 'a' }]);
+      await expect(store.write([put('projects', { _id: 4, slug: 'a' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+    });
+  });
+
+  describe('generations of a file-backed store (writes committed by the writer thread)', () => {
+    it('when a generation is written and read back, then every write is there in order, with its checkpoint', async () => {
+      const store = open(aDatabaseFile());
+      const generation = await store.beginGeneration(['projects']);
+      for (let batch = 1; batch <= 20; batch++) {
+        await generation.write(
+          [put('projects', { _id: batch, v: 1 }), put('projects', { _id: batch - 1, v: 2 })],
+          [{ name: 'projects', position: BigInt(batch) }],
+        );
+      }
+
+      expect(await generation.getCheckpoint('projects')).toBe(20n);
+      expect(await generation.get('projects', 20)).toEqual({ _id: 20, v: 1 });
+      expect((await generation.find('projects', { filter: { v: 2 } })).total).toBe(20);
+      await generation.promote();
+      expect((await store.find('projects')).total).toBe(21);
+      expect(await store.getCheckpoint('projects')).toBe(20n);
+    });
+
+    it('when a queued write would break a unique key, then it is refused at once and nothing of it is stored', async () => {
+      const store = open(aDatabaseFile());
+      await store.ensureIndexes('projects', [{ keys: [['slug', 1]], unique: true }]);
+      const generation = await store.beginGeneration(['projects']);
+      await generation.write([put('projects', { _id: 1, slug: 'a' })], [{ name: 'projects', position: 1n }]);
+
+      await expect(
+        generation.write([put('projects', { _id: 2, slug: 'b' }), put('projects', { _id: 3, slug: 'a' })], [{ name: 'projects', position: 2n }]),
+      ).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
+      await generation.write([put('projects', { _id: 1, slug: 'c' }), put('projects', { _id: 3, slug: 'a' })], [{ name: 'projects', position: 3n }]);
+
+      expect((await generation.find('projects', { sort: [['slug', 1]] })).items).toEqual([
+        { _id: 3, slug: 'a' },
+        { _id: 1, slug: 'c' },
+      ]);
+      expect(await generation.getCheckpoint('projects')).toBe(3n);
+    });
+
+    it('when a queued write fails to commit, then nothing after it is committed, the generation refuses to promote and the live store is untouched', async () => {
+      const file = aDatabaseFile();
+      const store = open(file);
+      await store.write([put('projects', { _id: 1, v: 'live' })], [{ name: 'projects', position: 1n }]);
+      const saboteur = new Database(file);
+      saboteur.exec(`CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+      saboteur.close();
+      const generation = await store.beginGeneration(['projects']);
+
+      await generation.write([put('projects', { _id: 1, v: 'broken' })], [{ name: 'projects', position: 2n }]);
+      await generation.write([put('projects', { _id: 2, v: 'fine' })], [{ name: 'projects', position: 3n }]).catch(() => undefined);
+
+      await expect(generation.promote()).rejects.toThrow('refused');
+      await expect(generation.write([put('projects', { _id: 3, v: 'fine' })])).rejects.toThrow('refused');
+      await generation.discard();
+      expect((await store.find('projects')).items).toEqual([{ _id: 1, v: 'live' }]);
+      expect(await store.getCheckpoint('projects')).toBe(1n);
+      const fresh = await store.beginGeneration(['projects']);
+      await fresh.write([put('projects', { _id: 4, v: 'fine' })], [{ name: 'projects', position: 4n }]);
+      await fresh.promote();
+      expect((await store.find('projects')).items).toEqual([{ _id: 4, v: 'fine' }]);
+    });
+
+    it('when the store is closed with generation writes in flight, then they are committed first', async () => {
+      const file = aDatabaseFile();
+      const store = open(file);
+      const generation = await store.beginGeneration(['projects']);
+      for (let id = 1; id <= 50; id++) await generation.write([put('projects', { _id: id })], [{ name: 'projects', position: BigInt(id) }]);
+      await store.close();
+
+      const reopened = open(file);
+      const inspector = new Database(file, { readonly: true });
+      const stored = inspector.prepare('SELECT COUNT(*) FROM documents WHERE collection = ?').pluck().get(`projects@${generation.generation}`);
+      inspector.close();
+      expect(stored).toBe(50);
+      expect(await reopened.find('projects')).toEqual({ items: [], total: 0 });
+    });
+  });
+
+  describe('query caches', () => {
+    it('when a write changes a document after a query, then the same query answers the change', async () => {
+      const store = open();
+      const query = { filter: { status: 'published' }, sort: [['price', 1]] as Array<[string, 1]>, limit: 2 };
+      await store.write([
+        put('projects', { _id: 1, status: 'published', price: 30 }),
+        put('projects', { _id: 2, status: 'published', price: 20 }),
+      ]);
+      expect((await store.find('projects', query)).items.map((doc) => doc._id)).toEqual([2, 1]);
+
+      await store.write([
+        put('projects', { _id: 1, status: 'published', price: 10 }),
+        put('projects', { _id: 3, status: 'published', price: 15 }),
+      ]);
+      expect(await store.find('projects', query)).toEqual({
+        items: [
+          { _id: 1, status: 'published', price: 10 },
+          { _id: 3, status: 'published', price: 15 },
+        ],
+        total: 3,
+      });
+
+      await store.write([{ op: 'delete', collection: 'projects', id: 1 }, put('projects', { _id: 3, status: 'draft', price: 15 })]);
+      expect(await store.find('projects', query)).toEqual({ items: [{ _id: 2, status: 'published', price: 20 }], total: 1 });
+    });
+
+    it('when indexes are declared after a query, then the same query still answers the same', async () => {
+      const store = open();
+      await store.write([put('projects', { _id: 1, developer: 7 }), put('projects', { _id: 2, developer: 8 })]);
+      const before = await store.find('projects', { filter: { developer: 7 } });
+
+      await store.ensureIndexes('projects', [{ keys: [['developer', 1]] }]);
+
+      expect(await store.find('projects', { filter: { developer: 7 } })).toEqual(before);
+    });
+  });
+
+  describe('equality indexes', () => {
+    /** Deterministic pseudo-random documents, so a failure can be replayed. */
+    function someProjects(count: number): Doc[] {
+      let seed = 7;
+      const next = (modulo: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % modulo;
+      };
+      return Array.from({ length: count }, (_, index) => {
+        const doc: Doc = { _id: index, developer: { id: next(20) }, price: next(1000) * 1000 };
+        if (next(3) > 0) doc.status = ['published', 'draft', 'archived'][next(3)];
+        if (next(4) === 0) doc.community = null;
+        else if (next(4) > 0) doc.community = `c${next(10)}`;
+        doc.tags = Array.from({ length: next(4) }, () => `t${next(6)}`);
+        return doc;
+      });
+    }
+
+    const filters: Filter[] = [
+      { status: 'published' },
+      { status: null },
+      { status: { $in: ['draft', 'archived'] } },
+      { status: { $in: ['draft', null] } },
+      { 'developer.id': 3 },
+      { 'developer.id': { $eq: 3 }, price: { $lt: 500_000 } },
+      { community: null },
+      { community: 'c4', status: 'published' },
+      { tags: 't2' },
+      { tags: { $in: ['t1', 't5'] }, 'developer.id': { $in: [1, 2, 3, 4] } },
+      { _id: { $in: [5, 50, 500, 5000] }, status: { $ne: 'draft' } },
+    ];
+
+    it('when filters are answered from equality indexes, then they match exactly what a scan matches', async () => {
+      const store = open();
+      const docs = someProjects(600);
+      await store.ensureIndexes('indexed', [
+        { keys: [['status', 1]] },
+        { keys: [['developer.id', 1]] },
+        { keys: [['community', 1]] },
+        { keys: [['tags', 1]] },
+      ]);
+      await store.write(docs.flatMap((doc) => [put('indexed', doc), put('scanned', doc)]));
+
+      for (const filter of filters) {
+        for (const sort of [undefined, [['price', -1]] as Array<[string, -1]>]) {
+          const indexed = await store.find('indexed', { filter, sort, limit: 20 });
+          const scanned = await store.find('scanned', { filter, sort, limit: 20 });
+          expect(indexed, JSON.stringify(filter)).toEqual(scanned);
+          expect(await store.findOne('indexed', filter)).toEqual(await store.findOne('scanned', filter));
+        }
+      }
+    });
+  });
+
+  describe('returned documents', () => {
+    it('when a caller tries to change a returned document, then it throws and the store is unchanged', async () => {
+      const store = open();
+      await store.write([put('projects', { _id: 1, name: 'a', tags: ['x'] })]);
+      const doc = (await store.get('projects', 1))!;
+
+      expect(() => {
+        doc.name = 'b';
+      }).toThrow(TypeError);
+      expect(() => (doc.tags as string[]).push('y')).toThrow(TypeError);
+      expect(await store.get('projects', 1)).toEqual({ _id: 1, name: 'a', tags: ['x'] });
+    });
+  });
+
+  it('when the store is closed, then ping answers false and queries fail', async () => {
+    const store = createEmbeddedReadStore();
+    await store.close();
+
+    expect(await store.ping()).toBe(false);
+    await expect(store.find('projects')).rejects.toThrow(/closed/);
+  });
+});

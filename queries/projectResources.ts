@@ -9,7 +9,7 @@ import { PROJECTS, type ProjectDoc } from '../projections/projects.js';
 import { getPublished, idListParameter } from './queryParameters.js';
 import { projectParams } from './projects.js';
 import type { QueryDeps, QueryErrorKind, QueryRoute } from './queryRoute.js';
-import { imageAddresses, imageSchema, projectReferences, projectSummary, projectSummarySchema } from './representations.js';
+import { imageAddresses, imageSchema, projectReferences, projectSummarySchema, serializedSummaries } from './representations.js';
 
 export class VideoNotAvailable extends ApiError {
   constructor() {
@@ -201,7 +201,7 @@ const relatedProjects: QueryRoute<typeof projectParams, z.ZodObject> = {
     const resources = await publishedResources(readStore, params.project);
     const related = (await readStore.getMany<ProjectDoc>(PROJECTS, resources.related_project_ids)).filter((project) => project.published);
     const references = await projectReferences(readStore, related);
-    return { data: related.map((project) => projectSummary(project, references, baseUrl)) };
+    return { data: serializedSummaries.array(related, references, baseUrl) };
   },
 };
 

@@ -23,7 +23,14 @@ import {
   updatedSinceSchema,
 } from './queryParameters.js';
 import type { QueryRoute } from './queryRoute.js';
-import { projectDetail, projectDetailSchema, projectReferences, projectSummary, projectSummarySchema } from './representations.js';
+import {
+  projectDetailSchema,
+  projectReferences,
+  projectSummary,
+  projectSummarySchema,
+  serializedDetails,
+  serializedSummaries,
+} from './representations.js';
 
 const DEFAULT_PROJECT_SORT = '-updated_at';
 /** Rule 6: one quota unit per 10 requested ids of a detail batch, rounded up. */
@@ -143,10 +150,10 @@ const listProjects: QueryRoute<z.ZodObject, typeof listProjectsQuery> = {
     const filter = await projectFilter(readStore, query);
     const found = filter ? await findProjects(readStore, query, filter, (page - 1) * perPage, perPage) : { items: [], total: 0 };
     const references = await projectReferences(readStore, found.items);
-    const represent = detail ? projectDetail : projectSummary;
+    const represent = detail ? serializedDetails : serializedSummaries;
     const quotaUnits = detail ? Math.ceil(query.ids!.length / IDS_PER_DETAIL_UNIT) : undefined;
     return {
-      data: found.items.map((project) => represent(project, references, baseUrl)),
+      data: represent.array(found.items, references, baseUrl),
       meta: { pagination: pagination(page, perPage, found.total), ...(quotaUnits === undefined ? {} : { quota_units: quotaUnits }) },
       ...(quotaUnits === undefined ? {} : { quotaUnits }),
     };
@@ -168,7 +175,7 @@ const getProject: QueryRoute<typeof projectParams, z.ZodObject> = {
   errors: ['notFound'],
   async handle({ params, baseUrl }, { readStore }) {
     const project = await getPublished<ProjectDoc>(readStore, PROJECTS, params.project);
-    return { data: projectDetail(project, await projectReferences(readStore, [project]), baseUrl) };
+    return { data: serializedDetails.one(project, await projectReferences(readStore, [project]), baseUrl) };
   },
 };
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import type { AccessContext, Entitlement, Scope } from '../src/access/accessContext.js';
@@ -25,6 +25,18 @@ export interface QueryInput<Params, Query> {
   access: AccessContext;
   /** `{base_url}` for absolute image addresses and links, ending in /v1. */
   baseUrl: string;
+}
+
+/**
+ * A `data` payload already serialised (representations.ts keeps serialised representations). `digest`, when
+ * given, changes whenever `json` does (the digests of the parts it was joined from) and stands for it in
+ * the ETag, which then costs no hashing of the whole body.
+ */
+export class SerializedJson {
+  constructor(
+    readonly json: string,
+    readonly digest?: string,
+  ) {}
 }
 
 export interface QueryResult {
@@ -81,16 +93,21 @@ function baseUrlOf(req: Request, deps: QueryDeps): string {
 }
 
 /**
- * The body is serialised once: its `data` and stable `meta` also make the ETag (a strong validator of the
- * payload at this URL), while request_id and generated_at stay outside it.
+ * The body is serialised once: its `data` (or the digest standing for it) and stable `meta` make the ETag
+ * (a strong validator of the payload at this URL), while request_id and generated_at stay outside it. The body is written without
+ * express's res.send, which would copy it into a Buffer and look at the validators a second time.
  */
 function send(req: Request, res: Response, result: QueryResult): void {
-  const data = JSON.stringify(result.data);
+  const serialized = result.data instanceof SerializedJson ? result.data : new SerializedJson(JSON.stringify(result.data));
+  const data = serialized.json;
   const stableMeta = result.meta ?? {};
-  const etag = `"${createHash('sha1').update(data).update(JSON.stringify(stableMeta)).digest('base64url')}"`;
+  const validated = serialized.digest === undefined ? `json:${data}` : `digest:${serialized.digest}`;
+  const etag = `"${hash('sha1', validated + JSON.stringify(stableMeta), 'base64url')}"`;
   if (result.quotaUnits !== undefined) res.setHeader('X-Quota-Units', String(result.quotaUnits));
   if (answeredNotModified(req, res, etag)) return;
-  res.status(200).type('application/json').send(`{"data":${data},"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`);
+  const body = `{"data":${data},"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`;
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /** The /v1 routes of `routes`; authentication is mounted in front of it (src/http/app.ts). */

@@ -1,8 +1,10 @@
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { ImageRef } from '../src/catalogue/imageRef.js';
 import { projectNatures, projectStatuses } from '../src/catalogue/project.js';
 import { unitTypeKinds } from '../src/catalogue/unitType.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
+import { SerializedJson } from './queryRoute.js';
 import { COMMUNITIES, type CommunityDoc } from '../projections/communities.js';
 import { DEVELOPERS, type DeveloperDoc } from '../projections/developers.js';
 import type { ProjectDoc } from '../projections/projects.js';
@@ -155,6 +157,49 @@ export async function projectReferences(readStore: ReadStore, projects: readonly
   ]);
   return { developers, states, communities, subCommunities };
 }
+
+/**
+ * A project's representation depends only on its document, the documents it references and the base URL.
+ * The embedded read store hands out the same frozen document object until the document changes, so the
+ * serialised representation is kept per object and reused while those inputs are the same objects: a
+ * request for a project or a page of projects then costs no building and no serialising of the unchanged
+ * ones. (MongoDB answers with new objects every time, so nothing is reused there, and nothing is wrong.)
+ */
+class SerializedRepresentations {
+  private readonly byDocument = new WeakMap<ProjectDoc, { inputs: readonly unknown[]; json: string; digest: string }>();
+
+  constructor(private readonly represent: (project: ProjectDoc, references: ProjectReferences, baseUrl: string) => unknown) {}
+
+  one(project: ProjectDoc, references: ProjectReferences, baseUrl: string): SerializedJson {
+    const { json, digest } = this.entry(project, references, baseUrl);
+    return new SerializedJson(json, digest);
+  }
+
+  /** The JSON array of the projects' representations, in order. */
+  array(projects: readonly ProjectDoc[], references: ProjectReferences, baseUrl: string): SerializedJson {
+    const entries = projects.map((project) => this.entry(project, references, baseUrl));
+    return new SerializedJson(`[${entries.map((entry) => entry.json).join(',')}]`, `[${entries.map((entry) => entry.digest).join(',')}]`);
+  }
+
+  private entry(project: ProjectDoc, references: ProjectReferences, baseUrl: string): { json: string; digest: string } {
+    const inputs = [
+      baseUrl,
+      references.developers.get(project.developer_id),
+      references.states.get(project.state_id),
+      references.communities.get(project.community_id),
+      project.sub_community_id === null ? null : references.subCommunities.get(project.sub_community_id),
+    ];
+    const cached = this.byDocument.get(project);
+    if (cached && cached.inputs.every((input, index) => input === inputs[index])) return cached;
+    const json = JSON.stringify(this.represent(project, references, baseUrl));
+    const entry = { inputs, json, digest: hash('sha1', json, 'base64url') };
+    this.byDocument.set(project, entry);
+    return entry;
+  }
+}
+
+export const serializedSummaries = new SerializedRepresentations((project, references, baseUrl) => projectSummary(project, references, baseUrl));
+export const serializedDetails = new SerializedRepresentations((project, references, baseUrl) => projectDetail(project, references, baseUrl));
 
 export function projectSummary(project: ProjectDoc, references: ProjectReferences, baseUrl: string): ProjectSummary {
   return {

@@ -18,12 +18,21 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string): 
   if (!key || key.status !== 'active' || key.environment !== environment) return null;
   const client = await readStore.get<AccessClientDoc>(ACCESS_CLIENTS, key.client_id);
   if (!client || client.status !== 'active') return null;
-  return {
-    clientId: client.id,
-    keyId: key.id,
-    environment,
-    plan: client.plan,
-    scopes: new Set(client.scopes),
-    entitlements: new Set(client.entitlements),
-  };
+  const grants = grantsOf(client);
+  return { clientId: client.id, keyId: key.id, environment, plan: client.plan, ...grants };
+}
+
+/**
+ * The client's grants as sets, made once per stored client document: the embedded store hands out the
+ * same frozen document until it changes, so every request of a client shares them.
+ */
+const grantsByClient = new WeakMap<AccessClientDoc, Pick<AccessContext, 'scopes' | 'entitlements'>>();
+
+function grantsOf(client: AccessClientDoc): Pick<AccessContext, 'scopes' | 'entitlements'> {
+  let grants = grantsByClient.get(client);
+  if (!grants) {
+    grants = { scopes: new Set(client.scopes), entitlements: new Set(client.entitlements) };
+    grantsByClient.set(client, grants);
+  }
+  return grants;
 }

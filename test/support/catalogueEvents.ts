@@ -2,8 +2,8 @@ import type { KeyEnvironment } from '../../src/access/accessContext.js';
 import { apiKeyStream, type ApiKeyEvent } from '../../src/access/apiKey.js';
 import { clientStream, type ClientEvent, type ClientFields } from '../../src/access/client.js';
 import { planStream, type PlanEvent, type PlanFields } from '../../src/access/plan.js';
-import type { CommunityEvent } from '../../src/catalogue/community.js';
-import type { DeveloperEvent } from '../../src/catalogue/developer.js';
+import { communityStream, type CommunityEvent } from '../../src/catalogue/community.js';
+import { developerStream, type DeveloperEvent } from '../../src/catalogue/developer.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
 import {
   projectStream,
@@ -12,9 +12,9 @@ import {
   type ProjectFields,
   type ProjectStatus,
 } from '../../src/catalogue/project.js';
-import type { StateEvent } from '../../src/catalogue/state.js';
-import type { SubCommunityEvent } from '../../src/catalogue/subCommunity.js';
-import type { UnitTypeEvent } from '../../src/catalogue/unitType.js';
+import { stateStream, type StateEvent } from '../../src/catalogue/state.js';
+import { subCommunityStream, type SubCommunityEvent } from '../../src/catalogue/subCommunity.js';
+import { unitTypeStream, type UnitTypeEvent } from '../../src/catalogue/unitType.js';
 import type { DomainEvent, EventStore } from '../../src/eventStore/eventStore.js';
 
 /** The fields a `...Created` event sets, without the id and time stamp the builders fill in. */
@@ -47,11 +47,11 @@ export function stateCreated(id: number, fields: Partial<StateRegionFields> = {}
     type: 'StateCreated',
     data: { state_id: id, name: `State ${id}`, slug: `state-${id}`, country_code: 'AE', ...fields, at },
   };
-  return { stream: `state-${id}`, event };
+  return { stream: stateStream(id), event };
 }
 
 export function stateEvent(event: StateEvent): StreamEvent {
-  return { stream: `state-${event.data.state_id}`, event };
+  return { stream: stateStream(event.data.state_id), event };
 }
 
 export function communityCreated(id: number, fields: Partial<CommunityFields> = {}, at = minute(0)): StreamEvent {
@@ -69,11 +69,11 @@ export function communityCreated(id: number, fields: Partial<CommunityFields> = 
       at,
     },
   };
-  return { stream: `community-${id}`, event };
+  return { stream: communityStream(id), event };
 }
 
 export function communityEvent(event: CommunityEvent): StreamEvent {
-  return { stream: `community-${event.data.community_id}`, event };
+  return { stream: communityStream(event.data.community_id), event };
 }
 
 export function subCommunityCreated(id: number, fields: Partial<SubCommunityFields> = {}, at = minute(0)): StreamEvent {
@@ -81,11 +81,11 @@ export function subCommunityCreated(id: number, fields: Partial<SubCommunityFiel
     type: 'SubCommunityCreated',
     data: { sub_community_id: id, community_id: 1, name: `Sub-community ${id}`, slug: `sub-community-${id}`, description: '', ...fields, at },
   };
-  return { stream: `subCommunity-${id}`, event };
+  return { stream: subCommunityStream(id), event };
 }
 
 export function subCommunityEvent(event: SubCommunityEvent): StreamEvent {
-  return { stream: `subCommunity-${event.data.sub_community_id}`, event };
+  return { stream: subCommunityStream(event.data.sub_community_id), event };
 }
 
 export function developerCreated(id: number, fields: Partial<DeveloperFields> = {}, at = minute(0)): StreamEvent {
@@ -103,20 +103,20 @@ export function developerCreated(id: number, fields: Partial<DeveloperFields> = 
       at,
     },
   };
-  return { stream: `developer-${id}`, event };
+  return { stream: developerStream(id), event };
 }
 
 export function developerEvent(event: DeveloperEvent): StreamEvent {
-  return { stream: `developer-${event.data.developer_id}`, event };
+  return { stream: developerStream(event.data.developer_id), event };
 }
 
 export function unitTypeCreated(id: number, fields: UnitTypeFields, at = minute(0)): StreamEvent {
   const event: UnitTypeEvent = { type: 'UnitTypeCreated', data: { unit_type_id: id, ...fields, at } };
-  return { stream: `unitType-${id}`, event };
+  return { stream: unitTypeStream(id), event };
 }
 
 export function unitTypeEvent(event: UnitTypeEvent): StreamEvent {
-  return { stream: `unitType-${event.data.unit_type_id}`, event };
+  return { stream: unitTypeStream(event.data.unit_type_id), event };
 }
 
 export function planDefined(id: number, fields: Partial<PlanFields> = {}, at = minute(0)): StreamEvent {

@@ -995,6 +995,8 @@ class GenerationWriter {
     await this.idle();
     if (this.crash) return;
     const exited = once(this.worker, 'exit');
+    // Unreferenced while idle, the thread would otherwise let the process exit before close resolves.
+    this.worker.ref();
     this.worker.postMessage(null);
     await exited;
   }

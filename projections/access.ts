@@ -1,6 +1,6 @@
 import type { Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
 import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
-import type { ClientEvent } from '../src/access/client.js';
+import { noClientControls, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
 import { effectiveGrants } from '../src/access/grants.js';
 import type { PlanEvent } from '../src/access/plan.js';
 import { assertNever } from '../src/domain/decider.js';
@@ -36,7 +36,9 @@ interface ClientOwnFields {
   id: number;
   name: string;
   plan_id: number;
-  status: 'active';
+  status: ClientStatus;
+  /** Request signing and per-environment domain and IP policy, as last set. */
+  controls: ClientControls;
   /** The client's own lists, which replace the plan's; null = the plan's. */
   scope_overrides: Scope[] | null;
   entitlement_overrides: Entitlement[] | null;
@@ -48,6 +50,8 @@ export interface AccessClientDoc extends PositionedDoc, ClientOwnFields {
   _id: number;
   /** The plan's key. */
   plan: string;
+  /** A deactivated plan refuses its clients' keys (403 PLAN_INACTIVE). */
+  plan_active: boolean;
   /** Effective grants (see effectiveGrants), kept current when the plan is revised, so a request reads one document. */
   scopes: Scope[];
   entitlements: Entitlement[];
@@ -83,7 +87,7 @@ function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): Ac
 
 function onPlan(client: ClientOwnFields, plan: AccessPlanDoc, position: number): AccessClientDoc {
   const grants = effectiveGrants(plan, { scopes: client.scope_overrides, entitlements: client.entitlement_overrides });
-  return { ...client, plan: plan.key, ...grants, _position: position };
+  return { ...client, plan: plan.key, plan_active: plan.active, ...grants, _position: position };
 }
 
 async function applyPlanEvent(event: Recorded<PlanEvent>, ctx: ProjectionContext): Promise<void> {
@@ -116,6 +120,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         name,
         plan_id,
         status: 'active',
+        controls: noClientControls(),
         scope_overrides: scopes,
         entitlement_overrides: entitlements,
         created_at: at,
@@ -136,6 +141,14 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
       };
       break;
     }
+    case 'ClientStatusChanged':
+      if (!current) return;
+      client = { ...current, status: event.data.status, updated_at: event.data.at };
+      break;
+    case 'ClientControlsSet':
+      if (!current) return;
+      client = { ...current, controls: event.data.controls, updated_at: event.data.at };
+      break;
     default:
       return assertNever(event);
   }
@@ -191,6 +204,8 @@ export const accessProjection: Projection<AccessEvent> = {
     PlanRevised: true,
     ClientRegistered: true,
     ClientRevised: true,
+    ClientStatusChanged: true,
+    ClientControlsSet: true,
     ApiKeyIssued: true,
     ApiKeyRevoked: true,
   }),
@@ -201,6 +216,8 @@ export const accessProjection: Projection<AccessEvent> = {
         return applyPlanEvent(event, ctx);
       case 'ClientRegistered':
       case 'ClientRevised':
+      case 'ClientStatusChanged':
+      case 'ClientControlsSet':
         return applyClientEvent(event, ctx);
       case 'ApiKeyIssued':
       case 'ApiKeyRevoked':

@@ -1,3 +1,5 @@
+import type { EnvironmentControls } from './client.js';
+
 /** Scopes and entitlements as the spec's Authentication section names them. */
 export const SCOPES = [
   'projects:read',
@@ -37,4 +39,8 @@ export interface AccessContext {
   plan: string;
   scopes: ReadonlySet<Scope>;
   entitlements: ReadonlySet<Entitlement>;
+  /** Enterprise request signing is required of this client (Authentication rule 6). */
+  requestSigning: boolean;
+  /** The authorised domain and IP policy of the key's environment (Authentication rule 7). */
+  networkControls: EnvironmentControls;
 }

@@ -1,6 +1,6 @@
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
-import type { Entitlement, Scope } from './accessContext.js';
+import type { Entitlement, KeyEnvironment, Scope } from './accessContext.js';
 
 export interface ClientFields {
   name: string;
@@ -11,15 +11,43 @@ export interface ClientFields {
   entitlements: Entitlement[] | null;
 }
 
+export const CLIENT_STATUSES = ['active', 'suspended', 'inactive'] as const;
+export type ClientStatus = (typeof CLIENT_STATUSES)[number];
+
+/** What one environment (live or test) of a client may be called from (Authentication rule 7). */
+export interface EnvironmentControls {
+  /** The one authorised normalised host (lower case, no port, path or wildcard); null = none configured. */
+  domain: string | null;
+  /** CIDR blocks (IPv4 or IPv6); empty = no allow policy. */
+  ip_allow: string[];
+  /** CIDR blocks (IPv4 or IPv6); empty = no deny policy. */
+  ip_deny: string[];
+}
+
+/** The client's optional access controls: enterprise request signing, and domain and IP policy per environment. */
+export interface ClientControls {
+  request_signing: boolean;
+  environments: Record<KeyEnvironment, EnvironmentControls>;
+}
+
+const noEnvironmentControls = (): EnvironmentControls => ({ domain: null, ip_allow: [], ip_deny: [] });
+
+export const noClientControls = (): ClientControls => ({
+  request_signing: false,
+  environments: { live: noEnvironmentControls(), test: noEnvironmentControls() },
+});
+
 export type ClientEvent =
   | DomainEvent<'ClientRegistered', ClientFields & { client_id: number; at: string }>
-  | DomainEvent<'ClientRevised', { client_id: number; changes: Partial<ClientFields>; at: string }>;
+  | DomainEvent<'ClientRevised', { client_id: number; changes: Partial<ClientFields>; at: string }>
+  | DomainEvent<'ClientStatusChanged', { client_id: number; status: ClientStatus; previous_status: ClientStatus; at: string }>
+  | DomainEvent<'ClientControlsSet', { client_id: number; controls: ClientControls; at: string }>;
 
 /**
- * An API consumer (an agency, a portal). The aggregate's state is null before ClientRegistered. Every
- * client is active: suspension and the other account statuses of the spec come with subscriptions.
+ * An API consumer (an agency, a portal). The aggregate's state is null before ClientRegistered. Only an
+ * active client's keys are served: suspended and inactive clients get their own 403 codes.
  */
-export type Client = ClientFields & { status: 'active' };
+export type Client = ClientFields & { status: ClientStatus; controls: ClientControls };
 
 export const clientStream = (id: number): string => `client-${id}`;
 
@@ -27,10 +55,14 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
   switch (event.type) {
     case 'ClientRegistered': {
       const { name, plan_id, scopes, entitlements } = event.data;
-      return { name, plan_id, scopes, entitlements, status: 'active' };
+      return { name, plan_id, scopes, entitlements, status: 'active', controls: noClientControls() };
     }
     case 'ClientRevised':
       return client && { ...client, ...event.data.changes };
+    case 'ClientStatusChanged':
+      return client && { ...client, status: event.data.status };
+    case 'ClientControlsSet':
+      return client && { ...client, controls: event.data.controls };
     default:
       return assertNever(event);
   }

@@ -1,12 +1,16 @@
 import { ACCESS_CLIENTS, ACCESS_KEYS, type AccessClientDoc, type AccessKeyDoc } from '../../projections/access.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import { assertNever } from '../domain/decider.js';
 import type { AccessContext } from './accessContext.js';
+import { AccessRefused } from './accessRefusals.js';
 import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
 
 /**
- * What a presented key grants, or null when it grants nothing: not a well-formed key, unknown, revoked, its
- * prefix naming another environment than it was issued for, or no active client behind it. Callers answer
- * every null with the same 401. Runs on every request: a hash and two `get`s.
+ * What a presented key grants. Null when the key does not verify: not a well-formed key, unknown, or its
+ * prefix naming another environment than it was issued for; callers answer every null with the same 401.
+ * A key that verifies but may not be used gets its exact reason as a 403 AccessRefused, checked in this
+ * order: the key (revoked, deactivated), the client (suspended, inactive), the plan (deactivated).
+ * Runs on every request: a hash and two `get`s.
  *
  * The key is found by equality on its SHA-256 hash rather than compared in constant time: timing can at
  * most reveal something about a hash, and finding a key from its hash means inverting SHA-256.
@@ -15,11 +19,43 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string): 
   const environment = environmentOfApiKey(presentedKey);
   if (environment === null) return null;
   const key = await readStore.get<AccessKeyDoc>(ACCESS_KEYS, hashApiKey(presentedKey));
-  if (!key || key.status !== 'active' || key.environment !== environment) return null;
+  if (!key || key.environment !== environment) return null;
   const client = await readStore.get<AccessClientDoc>(ACCESS_CLIENTS, key.client_id);
-  if (!client || client.status !== 'active') return null;
+  // The access projection writes a key only after its client; a key without one has not been projected whole.
+  if (!client) return null;
+  refuseUnusable(key, client);
   const grants = grantsOf(client);
-  return { clientId: client.id, keyId: key.id, environment, plan: client.plan, ...grants };
+  return {
+    clientId: client.id,
+    keyId: key.id,
+    environment,
+    plan: client.plan,
+    ...grants,
+    requestSigning: client.controls.request_signing,
+    networkControls: client.controls.environments[environment],
+  };
+}
+
+function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc): void {
+  switch (key.status) {
+    case 'active':
+      break;
+    case 'revoked':
+      throw new AccessRefused('API_KEY_REVOKED');
+    default:
+      return assertNever(key.status);
+  }
+  switch (client.status) {
+    case 'active':
+      break;
+    case 'suspended':
+      throw new AccessRefused('CLIENT_SUSPENDED');
+    case 'inactive':
+      throw new AccessRefused('CLIENT_INACTIVE');
+    default:
+      return assertNever(client.status);
+  }
+  if (!client.plan_active) throw new AccessRefused('PLAN_INACTIVE');
 }
 
 /**

@@ -60,6 +60,8 @@ describe('lookupAccess', () => {
       plan: 'professional',
       scopes: new Set(['projects:read', 'media:read']),
       entitlements: new Set(['images', 'floorplans']),
+      requestSigning: false,
+      networkControls: { domain: null, ip_allow: [], ip_deny: [] },
     });
   });
 
@@ -70,14 +72,15 @@ describe('lookupAccess', () => {
     expect([...access!.entitlements]).toEqual(['images', 'floorplans']);
   });
 
-  it('when the key\'s plan is inactive, then the key still verifies but grants nothing', async () => {
-    const access = await lookupAccess(readStore, inactivePlanKey);
-    expect(access).toMatchObject({ clientId: 3, plan: 'paused' });
-    expect(access!.scopes.size + access!.entitlements.size).toBe(0);
+  it('when the key\'s plan is inactive, then the key verifies and is refused with PLAN_INACTIVE', async () => {
+    await expect(lookupAccess(readStore, inactivePlanKey)).rejects.toMatchObject({ status: 403, code: 'PLAN_INACTIVE' });
+  });
+
+  it('when a revoked key is presented, then it verifies and is refused with API_KEY_REVOKED', async () => {
+    await expect(lookupAccess(readStore, revokedKey)).rejects.toMatchObject({ status: 403, code: 'API_KEY_REVOKED' });
   });
 
   it.each([
-    ['revoked', revokedKey],
     ['never issued', neverIssued],
     ['recorded for the other environment', mislabelledKey],
     ['of a client that does not exist', orphanKey],

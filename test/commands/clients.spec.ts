@@ -1,6 +1,8 @@
 import { describe, it } from 'vitest';
 import { decide as registerClient, type RegisterClient } from '../../commands/clients/registerClient.js';
+import { decide as changeClientStatus } from '../../commands/clients/changeClientStatus.js';
 import { decide as reviseClient } from '../../commands/clients/reviseClient.js';
+import { decide as setClientControls } from '../../commands/clients/setClientControls.js';
 import { clientAggregate, type ClientEvent } from '../../src/access/client.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
@@ -64,5 +66,42 @@ describe('reviseClient', () => {
 
   it('when the client does not exist, then it is refused with NOT_FOUND', () => {
     spec.given([]).when({ name: 'Creek Realty' }).thenThrows('NOT_FOUND');
+  });
+});
+
+describe('changeClientStatus', () => {
+  const spec = deciderSpec(clientAggregate, changeClientStatus);
+
+  it('when an active client is suspended, then ClientStatusChanged records both statuses', () => {
+    spec
+      .given([registered])
+      .when({ status: 'suspended' })
+      .then([{ type: 'ClientStatusChanged', data: { client_id: 1, status: 'suspended', previous_status: 'active', at } }]);
+  });
+
+  it('when the client already has the status, then nothing is recorded', () => {
+    spec.given([registered]).when({ status: 'active' }).then([]);
+  });
+
+  it('when the client does not exist, then NOT_FOUND', () => {
+    spec.given([]).when({ status: 'inactive' }).thenThrows('NOT_FOUND');
+  });
+});
+
+describe('setClientControls', () => {
+  const spec = deciderSpec(clientAggregate, setClientControls);
+  const none = { domain: null, ip_allow: [], ip_deny: [] };
+  const controls = { request_signing: true, environments: { live: { domain: 'portal.example.com', ip_allow: ['203.0.113.0/24'], ip_deny: [] }, test: none } };
+
+  it('when controls are set, then ClientControlsSet records them whole', () => {
+    spec.given([registered]).when(controls).then([{ type: 'ClientControlsSet', data: { client_id: 1, controls, at } }]);
+  });
+
+  it('when the same controls are set again, then nothing is recorded', () => {
+    spec.given([registered, { type: 'ClientControlsSet', data: { client_id: 1, controls, at } }]).when(controls).then([]);
+  });
+
+  it('when the client does not exist, then NOT_FOUND', () => {
+    spec.given([]).when(controls).thenThrows('NOT_FOUND');
   });
 });

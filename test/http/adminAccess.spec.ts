@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.js';
+import { apiKeyStream } from '../../src/access/apiKey.js';
 import { lookupAccess } from '../../src/access/lookupAccess.js';
 import { readModelOf, readWholeLog } from '../support/projectionHarness.js';
 import { request, type RequestOptions } from '../support/http.js';
@@ -93,6 +94,10 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
       plan: 'basic',
       plan_id: 1,
       status: 'active',
+      controls: {
+        request_signing: false,
+        environments: { live: { domain: null, ip_allow: [], ip_deny: [] }, test: { domain: null, ip_allow: [], ip_deny: [] } },
+      },
       scopes: null,
       entitlements: ['floorplans', 'images'],
       effective_scopes: ['projects:read', 'developers:read'],
@@ -128,6 +133,57 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
     const answer = await admin('/clients', { method: 'POST', body: { name: 'Late Agency', plan: 'retired' } });
     expect(answer.status).toBe(422);
     expect(answer.body.error.details.fields).toEqual({ 'body.plan': "plan 'retired' is not active" });
+  });
+
+  it('when controls are set, then domains and CIDR blocks are stored normalised and read back; bad ones get 422 naming each', async () => {
+    const { id } = await registerClient({ name: 'Controlled', plan: 'basic' });
+    const body = {
+      request_signing: true,
+      environments: {
+        live: { domain: 'Portal.Example.COM.', ip_allow: ['203.0.113.0/24', '2001:DB8::/32'], ip_deny: ['203.0.113.7'] },
+        test: { domain: null, ip_allow: [], ip_deny: [] },
+      },
+    };
+    const set = await admin(`/clients/${id}/controls`, { method: 'PUT', body });
+    expect(set.status).toBe(200);
+    expect(set.body.data.controls).toEqual({
+      request_signing: true,
+      environments: {
+        live: { domain: 'portal.example.com', ip_allow: ['203.0.113.0/24', '2001:db8::/32'], ip_deny: ['203.0.113.7/32'] },
+        test: { domain: null, ip_allow: [], ip_deny: [] },
+      },
+    });
+    expect((await admin(`/clients/${id}`)).body.data.controls).toEqual(set.body.data.controls);
+    const again = await admin(`/clients/${id}/controls`, { method: 'PUT', body });
+    expect(again.body.data.revision).toBe(set.body.data.revision);
+
+    const bad = await admin(`/clients/${id}/controls`, {
+      method: 'PUT',
+      body: { request_signing: 'yes', environments: { live: { domain: 'https://x.example/path', ip_allow: ['10.0.0.0/33'], ip_deny: ['nope'] } } },
+    });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.error.details.fields).sort()).toEqual([
+      'body.environments.live.domain',
+      'body.environments.live.ip_allow.0',
+      'body.environments.live.ip_deny.0',
+      'body.environments.test',
+      'body.request_signing',
+    ]);
+  });
+
+  it('when a client is suspended, deactivated and reactivated, then each status is stored once and read back', async () => {
+    const { id } = await registerClient({ name: 'Status', plan: 'basic' });
+    for (const status of ['suspended', 'inactive', 'active']) {
+      const changed = await admin(`/clients/${id}/status`, { method: 'PUT', body: { status } });
+      expect(changed.status).toBe(200);
+      expect(changed.body.data.status).toBe(status);
+    }
+    const revision = (await admin(`/clients/${id}`)).body.data.revision;
+    expect(revision).toBe(3);
+    expect((await admin(`/clients/${id}/status`, { method: 'PUT', body: { status: 'active' } })).body.data.revision).toBe(3);
+    const bad = await admin(`/clients/${id}/status`, { method: 'PUT', body: { status: 'closed' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.fields).toHaveProperty(['body.status']);
   });
 
   it('when keys are issued, then 201 answers each key once, in its shape, with a hint and no hash', async () => {
@@ -206,10 +262,10 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
     expect(revoked.body.data).not.toHaveProperty('key');
     const again = await admin(`/clients/${clientId}/keys/${issued.id}/revoke`, { method: 'POST' });
     expect(again.body.data).toEqual(revoked.body.data);
-    expect(await app.eventStore.readStream(`apiKey-${issued.id}`)).toHaveLength(2);
+    expect(await app.eventStore.readStream(apiKeyStream(issued.id))).toHaveLength(2);
 
     await projected();
-    expect(await lookupAccess(app.readStore, issued.key)).toBeNull();
+    await expect(lookupAccess(app.readStore, issued.key)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
   });
 
   it('when a plan is revised or a client moves plan, then its keys are granted the new lists', async () => {

@@ -17,8 +17,7 @@ afterAll(async () => {
 });
 
 describe('API keys on /v1', () => {
-  it('when the key is missing, malformed, unknown, of another scheme or revoked, then every answer is the same 401 UNAUTHENTICATED', async () => {
-    const revoked = await api.issue();
+  it('when the key is missing, malformed, unknown or of another scheme, then every answer is the same 401 UNAUTHENTICATED', async () => {
     const bodies: unknown[] = [];
     const unknownKey = `svc_live_${'A'.repeat(43)}`;
     const attempts: Array<Record<string, string>> = [
@@ -30,10 +29,6 @@ describe('API keys on /v1', () => {
       { authorization: `Bearer ${key}x` },
       { authorization: `Bearer ${key.replace('svc_live_', 'svc_test_')}` },
     ];
-    const revoke = await api.admin('POST', `/clients/${revoked.clientId}/keys/${revoked.keyId}/revoke`);
-    expect(revoke.status).toBe(200);
-    await api.settle();
-    attempts.push({ authorization: `Bearer ${revoked.key}` });
     for (const headers of attempts) {
       const answer = await request(api.app.baseUrl, '/v1/projects', { headers });
       expect(answer.status, JSON.stringify(headers)).toBe(401);
@@ -43,6 +38,44 @@ describe('API keys on /v1', () => {
     }
     expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1);
     expect(bodies[0]).toEqual({ code: 'UNAUTHENTICATED', message: expect.any(String), details: {} });
+  });
+
+  it('when a verified key is revoked, then 403 API_KEY_REVOKED says so, while the client\'s other key keeps working', async () => {
+    const revoked = await api.issue();
+    const sibling = await api.admin('POST', `/clients/${revoked.clientId}/keys`, { environment: 'live' });
+    expect((await api.admin('POST', `/clients/${revoked.clientId}/keys/${revoked.keyId}/revoke`)).status).toBe(200);
+    await api.settle();
+    const answer = await api.get('/projects', revoked.key);
+    expect(answer.status).toBe(403);
+    expect(answer.body.error).toEqual({ code: 'API_KEY_REVOKED', message: expect.any(String), details: {} });
+    expect((await api.get('/projects', sibling.body.data.key)).status).toBe(200);
+  });
+
+  it('when the client is suspended or inactive, then its keys get CLIENT_SUSPENDED or CLIENT_INACTIVE until it is active again', async () => {
+    const issued = await api.issue();
+    for (const [status, code] of [['suspended', 'CLIENT_SUSPENDED'], ['inactive', 'CLIENT_INACTIVE']] as const) {
+      expect((await api.admin('PUT', `/clients/${issued.clientId}/status`, { status })).status).toBe(200);
+      await api.settle();
+      const answer = await api.get('/projects', issued.key);
+      expect(answer.status, status).toBe(403);
+      expect(answer.body.error.code).toBe(code);
+    }
+    await api.admin('PUT', `/clients/${issued.clientId}/status`, { status: 'active' });
+    await api.settle();
+    expect((await api.get('/projects', issued.key)).status).toBe(200);
+  });
+
+  it('when the plan is deactivated, then its clients\' keys get PLAN_INACTIVE until it is active again', async () => {
+    const issued = await api.issue();
+    const client = (await api.admin('GET', `/clients/${issued.clientId}`)).body.data;
+    await api.admin('PATCH', `/plans/${client.plan_id}`, { active: false });
+    await api.settle();
+    const answer = await api.get('/projects', issued.key);
+    expect(answer.status).toBe(403);
+    expect(answer.body.error.code).toBe('PLAN_INACTIVE');
+    await api.admin('PATCH', `/plans/${client.plan_id}`, { active: true });
+    await api.settle();
+    expect((await api.get('/projects', issued.key)).status).toBe(200);
   });
 
   it('when the key comes in the query string, then it is refused and not used, even alongside a good header', async () => {

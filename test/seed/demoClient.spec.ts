@@ -71,6 +71,8 @@ describe('demo client on the first embedded start', () => {
         plan: 'enterprise',
         scopes: new Set(SCOPES),
         entitlements: new Set(ENTITLEMENTS),
+        requestSigning: false,
+        networkControls: { domain: null, ip_allow: [], ip_deny: [] },
       });
     }
 

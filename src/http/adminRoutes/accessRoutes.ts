@@ -2,14 +2,16 @@ import { z } from 'zod';
 import { decide as issueApiKey, issueApiKeySchema } from '../../../commands/apiKeys/issueApiKey.js';
 import { decide as revokeApiKey } from '../../../commands/apiKeys/revokeApiKey.js';
 import { decide as registerClient, registerClientSchema } from '../../../commands/clients/registerClient.js';
+import { changeClientStatusSchema, decide as changeClientStatus } from '../../../commands/clients/changeClientStatus.js';
 import { decide as reviseClient, reviseClientSchema } from '../../../commands/clients/reviseClient.js';
+import { decide as setClientControls, setClientControlsSchema } from '../../../commands/clients/setClientControls.js';
 import { decide as definePlan, definePlanSchema } from '../../../commands/plans/definePlan.js';
 import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
 import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
 import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey } from '../../access/apiKey.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../access/apiKeys.js';
-import { clientAggregate, type Client } from '../../access/client.js';
+import { CLIENT_STATUSES, clientAggregate, type Client } from '../../access/client.js';
 import { effectiveGrants } from '../../access/grants.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
 import { createAggregate, loadAggregate, staleRevision, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
@@ -38,6 +40,19 @@ const planResponseSchema = definePlanSchema
   .extend({ id: idSchema, revision: revisionSchema, active: z.boolean() })
   .meta({ id: 'AdminPlan', description: 'A plan: the scopes and entitlements its clients get unless they have their own.' });
 
+const environmentControlsResponseSchema = z.object({
+  domain: z.string().nullable().meta({ description: 'The authorised host, normalised; null = none configured.' }),
+  ip_allow: z.array(z.string()).meta({ description: 'CIDR blocks; empty = no allow policy.' }),
+  ip_deny: z.array(z.string()).meta({ description: 'CIDR blocks; empty = no deny policy.' }),
+});
+
+const clientControlsSchema = z
+  .object({
+    request_signing: z.boolean(),
+    environments: z.object({ live: environmentControlsResponseSchema, test: environmentControlsResponseSchema }),
+  })
+  .meta({ id: 'AdminClientControls', description: 'Request signing and the domain and IP policy of each environment, as stored.' });
+
 const clientResponseSchema = z
   .object({
     id: idSchema,
@@ -45,7 +60,8 @@ const clientResponseSchema = z
     name: z.string(),
     plan: planKeySchema,
     plan_id: idSchema,
-    status: z.enum(['active']),
+    status: z.enum(CLIENT_STATUSES),
+    controls: clientControlsSchema,
     scopes: scopesSchema.nullable().meta({ description: "The client's own scopes, which replace the plan's; null = the plan's." }),
     entitlements: entitlementsSchema
       .nullable()
@@ -258,6 +274,50 @@ const reviseClientRoute: AdminRoute<typeof clientParams, typeof reviseClientSche
   },
 };
 
+const changeClientStatusRoute: AdminRoute<typeof clientParams, typeof changeClientStatusSchema> = {
+  method: 'put',
+  path: '/clients/:clientId/status',
+  operationId: 'changeClientStatus',
+  summary: "Suspend, deactivate or reactivate a client (its keys get 403 CLIENT_SUSPENDED or CLIENT_INACTIVE meanwhile)",
+  tag: CLIENTS,
+  params: clientParams,
+  body: changeClientStatusSchema,
+  successStatus: 200,
+  response: clientResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    const result = await updateAggregate(deps, {
+      aggregate: clientAggregate,
+      id: params.clientId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      actor,
+      decide: (state, meta) => changeClientStatus(body, state, meta),
+    });
+    return clientRepresentation(deps.eventStore, result.id, result);
+  },
+};
+
+const setClientControlsRoute: AdminRoute<typeof clientParams, typeof setClientControlsSchema> = {
+  method: 'put',
+  path: '/clients/:clientId/controls',
+  operationId: 'setClientControls',
+  summary: 'Replace the client\'s access controls: request signing, and the authorised domain and IP policy of each environment',
+  tag: CLIENTS,
+  params: clientParams,
+  body: setClientControlsSchema,
+  successStatus: 200,
+  response: clientResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    const result = await updateAggregate(deps, {
+      aggregate: clientAggregate,
+      id: params.clientId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      actor,
+      decide: (state, meta) => setClientControls(body, state, meta),
+    });
+    return clientRepresentation(deps.eventStore, result.id, result);
+  },
+};
+
 /**
  * The key is generated here, outside the decider, and leaves the service once, in this response. If-Match,
  * when sent, is compared with the client's revision: the key is issued only to the client as the caller saw it.
@@ -337,6 +397,8 @@ export const accessRoutes: AdminRoute[] = [
   registerClientRoute,
   getClientRoute,
   reviseClientRoute,
+  changeClientStatusRoute,
+  setClientControlsRoute,
   issueApiKeyRoute,
   listApiKeysRoute,
   revokeApiKeyRoute,

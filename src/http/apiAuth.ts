@@ -54,15 +54,23 @@ function keyInQuery(req: Request): boolean {
 }
 
 /**
- * `Authorization: Bearer <key>` for /v1. Every failure (no header, another scheme, a malformed, unknown
- * or revoked key) gets the one 401 body, so nothing is learnt about accounts from the difference.
+ * A check of a verified key's request beyond the key itself (network controls, request signing): throws an
+ * ApiError to refuse it. Checks run in the order given, after the key, client and plan checks of lookupAccess.
  */
-export function apiAuth(readStore: ReadStore) {
+export type RequestCheck = (req: Request, access: AccessContext, presentedKey: string) => void | Promise<void>;
+
+/**
+ * `Authorization: Bearer <key>` for /v1. Every failure to verify (no header, another scheme, a malformed or
+ * unknown key) gets the one 401 body, so nothing is learnt about accounts from the difference; a verified
+ * key that may not be used gets its exact 403 (lookupAccess, then `checks`).
+ */
+export function apiAuth(readStore: ReadStore, checks: readonly RequestCheck[] = []) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (keyInQuery(req)) throw new KeyInQueryString();
     const presented = /^Bearer +(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     const access = presented === undefined ? null : await lookupAccess(readStore, presented);
     if (!access) throw new Unauthenticated();
+    for (const check of checks) await check(req, access, presented!);
     res.locals[ACCESS_KEY] = access;
     next();
   };

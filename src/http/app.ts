@@ -6,7 +6,7 @@ import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../logger.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { adminAuth } from './adminAuth.js';
-import { apiAuth } from './apiAuth.js';
+import { apiAuth, type RequestCheck } from './apiAuth.js';
 import { adminOpenApiYaml } from './adminOpenApi.js';
 import { adminRoutes, createAdminRouter } from './adminRouter.js';
 import { errorMiddleware } from './errorMiddleware.js';
@@ -44,6 +44,11 @@ function staticDocument(type: string, render: () => string) {
   };
 }
 
+/** What a verified key's request must also satisfy, in this order (see apiAuth). */
+function requestChecks(_deps: AppDeps): RequestCheck[] {
+  return [];
+}
+
 /**
  * `/v1`: the health check and the contract need no key; everything else passes one authentication step,
  * then the query routes.
@@ -53,7 +58,7 @@ function apiRouter(deps: AppDeps): Router {
   router.use(healthRouter(deps));
   router.get('/openapi.yaml', staticDocument('application/yaml', () => apiOpenApiYaml(queryRoutes)));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
-  router.use(apiAuth(deps.readStore));
+  router.use(apiAuth(deps.readStore, requestChecks(deps)));
   router.use(
     createQueryRouter(queryRoutes, {
       readStore: deps.readStore,

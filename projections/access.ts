@@ -66,6 +66,7 @@ export interface AccessKeyDoc extends PositionedDoc {
   hint: string;
   status: ApiKeyStatus;
   issued_at: string;
+  expires_at: string | null;
   revoked_at: string | null;
 }
 
@@ -161,7 +162,7 @@ async function applyApiKeyEvent(event: Recorded<ApiKeyEvent>, ctx: ProjectionCon
   const position = positionNumber(event);
   switch (event.type) {
     case 'ApiKeyIssued': {
-      const { api_key_id, client_id, environment, key_hash, hint, at } = event.data;
+      const { api_key_id, client_id, environment, key_hash, hint, expires_at, at } = event.data;
       if (alreadyApplied(await ctx.get<AccessKeyDoc>(ACCESS_KEYS, key_hash), event)) return;
       ctx.put(ACCESS_KEYS, {
         _id: key_hash,
@@ -171,17 +172,25 @@ async function applyApiKeyEvent(event: Recorded<ApiKeyEvent>, ctx: ProjectionCon
         hint,
         status: 'active',
         issued_at: at,
+        expires_at: expires_at ?? null,
         revoked_at: null,
         _position: position,
       } satisfies AccessKeyDoc);
       return;
     }
     case 'ApiKeyRevoked':
-      // Documents are keyed by hash; the revocation names the key's id.
+    case 'ApiKeyDeactivated':
+    case 'ApiKeyReactivated': {
+      const change: Partial<AccessKeyDoc> =
+        event.type === 'ApiKeyRevoked'
+          ? { status: 'revoked', revoked_at: event.data.at }
+          : { status: event.type === 'ApiKeyDeactivated' ? 'inactive' : 'active' };
+      // Documents are keyed by hash; the event names the key's id.
       for (const key of await ctx.find<AccessKeyDoc>(ACCESS_KEYS, { id: event.data.api_key_id })) {
-        if (!alreadyApplied(key, event)) ctx.put(ACCESS_KEYS, { ...key, status: 'revoked', revoked_at: event.data.at, _position: position });
+        if (!alreadyApplied(key, event)) ctx.put(ACCESS_KEYS, { ...key, ...change, _position: position });
       }
       return;
+    }
     default:
       return assertNever(event);
   }
@@ -208,6 +217,8 @@ export const accessProjection: Projection<AccessEvent> = {
     ClientControlsSet: true,
     ApiKeyIssued: true,
     ApiKeyRevoked: true,
+    ApiKeyDeactivated: true,
+    ApiKeyReactivated: true,
   }),
   async apply(event, ctx) {
     switch (event.type) {
@@ -221,6 +232,8 @@ export const accessProjection: Projection<AccessEvent> = {
         return applyClientEvent(event, ctx);
       case 'ApiKeyIssued':
       case 'ApiKeyRevoked':
+      case 'ApiKeyDeactivated':
+      case 'ApiKeyReactivated':
         return applyApiKeyEvent(event, ctx);
       default:
         return assertNever(event);

@@ -2,13 +2,17 @@ import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../src/access/accessContext.js';
 import type { ApiKey, ApiKeyEvent } from '../../src/access/apiKey.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
-import { Conflict } from '../../src/domain/errors.js';
+import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
 
 export const issueApiKeySchema = z
   .object({
     environment: z
       .enum(KEY_ENVIRONMENTS)
       .meta({ description: 'live: production, billed (`svc_live_` key); test: sandbox, never billed (`svc_test_` key).' }),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'When the key stops working (403 API_KEY_EXPIRED from then on); omitted = never. Must be in the future.' }),
   })
   .strict();
 
@@ -27,6 +31,8 @@ export function decide(command: IssueApiKey, apiKey: ApiKey | null, meta: Comman
   if (!new RegExp(`^svc_${command.environment}_[A-Za-z0-9_-]{4}…$`).test(command.hint)) {
     throw new Error(`The hint must be the ${command.environment} prefix and 4 characters of the key.`);
   }
+  const expiresAt = command.expires_at === undefined ? null : new Date(command.expires_at).toISOString();
+  if (expiresAt !== null && expiresAt <= meta.now) throw new ValidationFailed({ 'body.expires_at': 'must be in the future' });
   const { client_id, environment, key_hash, hint } = command;
-  return [{ type: 'ApiKeyIssued', data: { api_key_id: meta.id, client_id, environment, key_hash, hint, at: meta.now } }];
+  return [{ type: 'ApiKeyIssued', data: { api_key_id: meta.id, client_id, environment, key_hash, hint, expires_at: expiresAt, at: meta.now } }];
 }

@@ -43,4 +43,9 @@ export interface AccessContext {
   requestSigning: boolean;
   /** The authorised domain and IP policy of the key's environment (Authentication rule 7). */
   networkControls: EnvironmentControls;
+  /**
+   * The authorised domain of the client's live environment, whatever the key's environment: a test key sent
+   * to it is in a live context (Authentication rule 3, src/http/networkControls.ts).
+   */
+  liveDomain: string | null;
 }

@@ -7,9 +7,15 @@ import { ApiError } from '../domain/errors.js';
 export const ACCESS_REFUSALS = {
   API_KEY_REVOKED: 'This API key was revoked.',
   API_KEY_INACTIVE: 'This API key is deactivated.',
+  API_KEY_EXPIRED: 'This API key has expired; details.expired_at says when.',
   CLIENT_SUSPENDED: 'This account is suspended.',
   CLIENT_INACTIVE: 'This account is not active.',
   PLAN_INACTIVE: "This account's plan is deactivated.",
+  IP_DENIED: "The client address is on this environment's IP deny list; details.ip is the address seen.",
+  IP_NOT_ALLOWED: "The client address is not on this environment's IP allow list; details.ip is the address seen.",
+  DOMAIN_NOT_ALLOWED:
+    "X-Client-Domain is missing or is not this environment's authorised domain (an exact host name); details.header and details.received or details.reason say why.",
+  ORIGIN_MISMATCH: "The Origin host is not this environment's authorised domain; details.received is the host seen.",
 } as const;
 
 export type AccessRefusalCode = keyof typeof ACCESS_REFUSALS;

@@ -2,7 +2,7 @@ import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
 import type { KeyEnvironment } from './accessContext.js';
 
-export const API_KEY_STATUSES = ['active', 'revoked'] as const;
+export const API_KEY_STATUSES = ['active', 'inactive', 'revoked'] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 
 /**
@@ -16,26 +16,43 @@ export interface ApiKey {
   hint: string;
   status: ApiKeyStatus;
   issued_at: string;
+  /** After this instant the key is refused with API_KEY_EXPIRED; null = it does not expire. */
+  expires_at: string | null;
   revoked_at: string | null;
 }
 
 export type ApiKeyEvent =
   | DomainEvent<
       'ApiKeyIssued',
-      { api_key_id: number; client_id: number; environment: KeyEnvironment; key_hash: string; hint: string; at: string }
+      {
+        api_key_id: number;
+        client_id: number;
+        environment: KeyEnvironment;
+        key_hash: string;
+        hint: string;
+        /** Absent in events recorded before keys could expire. */
+        expires_at?: string | null;
+        at: string;
+      }
     >
-  | DomainEvent<'ApiKeyRevoked', { api_key_id: number; client_id: number; at: string }>;
+  | DomainEvent<'ApiKeyRevoked', { api_key_id: number; client_id: number; at: string }>
+  | DomainEvent<'ApiKeyDeactivated', { api_key_id: number; client_id: number; at: string }>
+  | DomainEvent<'ApiKeyReactivated', { api_key_id: number; client_id: number; at: string }>;
 
 export const apiKeyStream = (id: number): string => `apiKey-${id}`;
 
 export function evolveApiKey(apiKey: ApiKey | null, event: ApiKeyEvent): ApiKey | null {
   switch (event.type) {
     case 'ApiKeyIssued': {
-      const { client_id, environment, key_hash, hint, at } = event.data;
-      return { client_id, environment, key_hash, hint, status: 'active', issued_at: at, revoked_at: null };
+      const { client_id, environment, key_hash, hint, expires_at, at } = event.data;
+      return { client_id, environment, key_hash, hint, status: 'active', issued_at: at, expires_at: expires_at ?? null, revoked_at: null };
     }
     case 'ApiKeyRevoked':
       return apiKey && { ...apiKey, status: 'revoked', revoked_at: event.data.at };
+    case 'ApiKeyDeactivated':
+      return apiKey && { ...apiKey, status: 'inactive' };
+    case 'ApiKeyReactivated':
+      return apiKey && { ...apiKey, status: 'active' };
     default:
       return assertNever(event);
   }

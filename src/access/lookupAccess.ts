@@ -9,13 +9,13 @@ import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
  * What a presented key grants. Null when the key does not verify: not a well-formed key, unknown, or its
  * prefix naming another environment than it was issued for; callers answer every null with the same 401.
  * A key that verifies but may not be used gets its exact reason as a 403 AccessRefused, checked in this
- * order: the key (revoked, deactivated), the client (suspended, inactive), the plan (deactivated).
+ * order: the key (revoked, deactivated, expired), the client (suspended, inactive), the plan (deactivated).
  * Runs on every request: a hash and two `get`s.
  *
  * The key is found by equality on its SHA-256 hash rather than compared in constant time: timing can at
  * most reveal something about a hash, and finding a key from its hash means inverting SHA-256.
  */
-export async function lookupAccess(readStore: ReadStore, presentedKey: string): Promise<AccessContext | null> {
+export async function lookupAccess(readStore: ReadStore, presentedKey: string, now: Date = new Date()): Promise<AccessContext | null> {
   const environment = environmentOfApiKey(presentedKey);
   if (environment === null) return null;
   const key = await readStore.get<AccessKeyDoc>(ACCESS_KEYS, hashApiKey(presentedKey));
@@ -23,7 +23,7 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string): 
   const client = await readStore.get<AccessClientDoc>(ACCESS_CLIENTS, key.client_id);
   // The access projection writes a key only after its client; a key without one has not been projected whole.
   if (!client) return null;
-  refuseUnusable(key, client);
+  refuseUnusable(key, client, now);
   const grants = grantsOf(client);
   return {
     clientId: client.id,
@@ -33,17 +33,23 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string): 
     ...grants,
     requestSigning: client.controls.request_signing,
     networkControls: client.controls.environments[environment],
+    liveDomain: client.controls.environments.live.domain,
   };
 }
 
-function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc): void {
+function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc, now: Date): void {
   switch (key.status) {
     case 'active':
       break;
     case 'revoked':
       throw new AccessRefused('API_KEY_REVOKED');
+    case 'inactive':
+      throw new AccessRefused('API_KEY_INACTIVE');
     default:
       return assertNever(key.status);
+  }
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) {
+    throw new AccessRefused('API_KEY_EXPIRED', { expired_at: key.expires_at });
   }
   switch (client.status) {
     case 'active':

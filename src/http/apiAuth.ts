@@ -64,11 +64,11 @@ export type RequestCheck = (req: Request, access: AccessContext, presentedKey: s
  * unknown key) gets the one 401 body, so nothing is learnt about accounts from the difference; a verified
  * key that may not be used gets its exact 403 (lookupAccess, then `checks`).
  */
-export function apiAuth(readStore: ReadStore, checks: readonly RequestCheck[] = []) {
+export function apiAuth(readStore: ReadStore, checks: readonly RequestCheck[] = [], clock: () => Date = () => new Date()) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (keyInQuery(req)) throw new KeyInQueryString();
     const presented = /^Bearer +(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    const access = presented === undefined ? null : await lookupAccess(readStore, presented);
+    const access = presented === undefined ? null : await lookupAccess(readStore, presented, clock());
     if (!access) throw new Unauthenticated();
     for (const check of checks) await check(req, access, presented!);
     res.locals[ACCESS_KEY] = access;

@@ -62,6 +62,7 @@ describe('lookupAccess', () => {
       entitlements: new Set(['images', 'floorplans']),
       requestSigning: false,
       networkControls: { domain: null, ip_allow: [], ip_deny: [] },
+      liveDomain: null,
     });
   });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decide as issueApiKey, type IssueApiKey } from '../../commands/apiKeys/issueApiKey.js';
+import { decide as deactivateApiKey } from '../../commands/apiKeys/deactivateApiKey.js';
+import { decide as reactivateApiKey } from '../../commands/apiKeys/reactivateApiKey.js';
 import { decide as revokeApiKey } from '../../commands/apiKeys/revokeApiKey.js';
 import { apiKeyAggregate, type ApiKeyEvent } from '../../src/access/apiKey.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../src/access/apiKeys.js';
@@ -33,7 +35,7 @@ describe('issueApiKey', () => {
       .then([
         {
           type: 'ApiKeyIssued',
-          data: { api_key_id: 9, client_id: 4, environment: 'test', key_hash: hashApiKey(key), hint: `${key.slice(0, 13)}…`, at },
+          data: { api_key_id: 9, client_id: 4, environment: 'test', key_hash: hashApiKey(key), hint: `${key.slice(0, 13)}…`, expires_at: null, at },
         },
       ]);
   });
@@ -73,5 +75,51 @@ describe('revokeApiKey', () => {
 
   it('when the key does not exist, then it is refused with NOT_FOUND', () => {
     spec.given([]).when({ client_id: 4 }).thenThrows('NOT_FOUND');
+  });
+});
+
+describe('deactivateApiKey and reactivateApiKey', () => {
+  const deactivate = deciderSpec(apiKeyAggregate, deactivateApiKey);
+  const reactivate = deciderSpec(apiKeyAggregate, reactivateApiKey);
+  const deactivated: ApiKeyEvent = { type: 'ApiKeyDeactivated', data: { api_key_id: 1, client_id: 4, at } };
+
+  it('when an active key is deactivated, then ApiKeyDeactivated is emitted; again, nothing', () => {
+    deactivate.given([issued]).when({ client_id: 4 }).then([deactivated]);
+    deactivate.given([issued, deactivated]).when({ client_id: 4 }).then([]);
+  });
+
+  it('when an inactive key is reactivated, then ApiKeyReactivated is emitted; an active one, nothing', () => {
+    reactivate.given([issued, deactivated]).when({ client_id: 4 }).then([{ type: 'ApiKeyReactivated', data: { api_key_id: 1, client_id: 4, at } }]);
+    reactivate.given([issued]).when({ client_id: 4 }).then([]);
+  });
+
+  it('when the key is revoked, then neither may change it (CONFLICT)', () => {
+    deactivate.given([issued, revoked]).when({ client_id: 4 }).thenThrows('CONFLICT');
+    reactivate.given([issued, revoked]).when({ client_id: 4 }).thenThrows('CONFLICT');
+  });
+
+  it('when the key belongs to another client, then NOT_FOUND', () => {
+    deactivate.given([issued]).when({ client_id: 5 }).thenThrows('NOT_FOUND');
+    reactivate.given([issued, deactivated]).when({ client_id: 5 }).thenThrows('NOT_FOUND');
+  });
+});
+
+describe('issueApiKey with an expiry', () => {
+  const spec = deciderSpec(apiKeyAggregate, issueApiKey);
+
+  it('when the expiry is in the future, then ApiKeyIssued records it in UTC', () => {
+    spec
+      .given([])
+      .when(anIssue({ expires_at: '2030-01-01T04:00:00+04:00' }))
+      .then([
+        {
+          type: 'ApiKeyIssued',
+          data: { api_key_id: 1, client_id: 4, environment: 'live', key_hash: KEY_HASH, hint: 'svc_live_AbCd…', expires_at: '2030-01-01T00:00:00.000Z', at },
+        },
+      ]);
+  });
+
+  it('when the expiry is not in the future, then VALIDATION_FAILED names body.expires_at', () => {
+    spec.given([]).when(anIssue({ expires_at: at })).thenThrows('VALIDATION_FAILED');
   });
 });

@@ -200,6 +200,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
       hint: `${live.body.data.key.slice(0, 13)}…`,
       status: 'active',
       issued_at: expect.any(String),
+      expires_at: null,
       revoked_at: null,
       key: expect.stringMatching(KEY_SHAPE('live')),
     });

@@ -41,6 +41,7 @@ describe('access read model', () => {
       hint: 'svc_live_k001…',
       status: 'active',
       issued_at: minute(1),
+      expires_at: null,
       revoked_at: null,
       _position: expect.any(Number),
     });

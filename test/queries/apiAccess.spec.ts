@@ -4,10 +4,12 @@ import { minute, projectCreated, projectEvent } from '../support/catalogueEvents
 import { publishedReferenceCatalogue, startApiFixture, type ApiFixture } from '../support/apiFixture.js';
 
 let api: ApiFixture;
+/** The service's clock: tests move it instead of waiting. */
+let now = new Date('2026-01-01T00:00:00.000Z');
 let key: string;
 
 beforeAll(async () => {
-  api = await startApiFixture();
+  api = await startApiFixture({ clock: () => now });
   await api.given([...publishedReferenceCatalogue(), projectCreated(1, {}, minute(1)), projectEvent('ProjectPublished', 1, {}, minute(1))]);
   key = await api.key();
 });
@@ -49,6 +51,43 @@ describe('API keys on /v1', () => {
     expect(answer.status).toBe(403);
     expect(answer.body.error).toEqual({ code: 'API_KEY_REVOKED', message: expect.any(String), details: {} });
     expect((await api.get('/projects', sibling.body.data.key)).status).toBe(200);
+  });
+
+  it('when a key is deactivated, then 403 API_KEY_INACTIVE until it is reactivated', async () => {
+    const issued = await api.issue();
+    const keyPath = `/clients/${issued.clientId}/keys/${issued.keyId}`;
+    expect((await api.admin('POST', `${keyPath}/deactivate`)).body.data.status).toBe('inactive');
+    await api.settle();
+    const refused = await api.get('/projects', issued.key);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toEqual({ code: 'API_KEY_INACTIVE', message: expect.any(String), details: {} });
+    expect((await api.admin('POST', `${keyPath}/reactivate`)).body.data.status).toBe('active');
+    await api.settle();
+    expect((await api.get('/projects', issued.key)).status).toBe(200);
+  });
+
+  it('when a key passes its expiry, then 403 API_KEY_EXPIRED names when; until that instant it works', async () => {
+    const client = await api.issue();
+    const expiresAt = new Date(now.getTime() + 3_600_000).toISOString();
+    const expiring = await api.admin('POST', `/clients/${client.clientId}/keys`, { environment: 'live', expires_at: expiresAt });
+    expect(expiring.status).toBe(201);
+    expect(expiring.body.data.expires_at).toBe(expiresAt);
+    await api.settle();
+    const started = now;
+    try {
+      now = new Date(Date.parse(expiresAt) - 1);
+      expect((await api.get('/projects', expiring.body.data.key)).status).toBe(200);
+      now = new Date(expiresAt);
+      const refused = await api.get('/projects', expiring.body.data.key);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toEqual({ code: 'API_KEY_EXPIRED', message: expect.any(String), details: { expired_at: expiresAt } });
+      expect((await api.get('/projects', client.key)).status).toBe(200);
+    } finally {
+      now = started;
+    }
+    const past = await api.admin('POST', `/clients/${client.clientId}/keys`, { environment: 'live', expires_at: '2020-01-01T00:00:00Z' });
+    expect(past.status).toBe(422);
+    expect(past.body.error.details.fields).toHaveProperty(['body.expires_at']);
   });
 
   it('when the client is suspended or inactive, then its keys get CLIENT_SUSPENDED or CLIENT_INACTIVE until it is active again', async () => {

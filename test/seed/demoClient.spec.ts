@@ -73,6 +73,7 @@ describe('demo client on the first embedded start', () => {
         entitlements: new Set(ENTITLEMENTS),
         requestSigning: false,
         networkControls: { domain: null, ip_allow: [], ip_deny: [] },
+        liveDomain: null,
       });
     }
 

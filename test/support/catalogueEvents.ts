@@ -411,6 +411,20 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
     apiKeyIssued(1, 1, 'live'),
     apiKeyIssued(2, 2, 'test'),
   );
+  {
+    const at = tick();
+    const none = { domain: null, ip_allow: [], ip_deny: [] };
+    history.push(
+      clientEvent({ type: 'ClientStatusChanged', data: { client_id: 2, status: 'suspended', previous_status: 'active', at } }),
+      clientEvent({ type: 'ClientStatusChanged', data: { client_id: 2, status: 'active', previous_status: 'suspended', at } }),
+      clientEvent({
+        type: 'ClientControlsSet',
+        data: { client_id: 1, controls: { request_signing: true, environments: { live: { ...none, domain: 'portal.example.com' }, test: none } }, at },
+      }),
+      apiKeyEvent({ type: 'ApiKeyDeactivated', data: { api_key_id: 2, client_id: 2, at } }),
+      apiKeyEvent({ type: 'ApiKeyReactivated', data: { api_key_id: 2, client_id: 2, at } }),
+    );
+  }
   let clients = 2;
   let nextKeyId = 3;
   const activeKeys = new Map<number, number>([

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { decide as issueApiKey, issueApiKeySchema } from '../../../commands/apiKeys/issueApiKey.js';
-import { decide as revokeApiKey } from '../../../commands/apiKeys/revokeApiKey.js';
+import { decide as deactivateApiKey } from '../../../commands/apiKeys/deactivateApiKey.js';
+import { decide as reactivateApiKey } from '../../../commands/apiKeys/reactivateApiKey.js';
+import { decide as revokeApiKey, type KeyOfClient } from '../../../commands/apiKeys/revokeApiKey.js';
 import { decide as registerClient, registerClientSchema } from '../../../commands/clients/registerClient.js';
 import { changeClientStatusSchema, decide as changeClientStatus } from '../../../commands/clients/changeClientStatus.js';
 import { decide as reviseClient, reviseClientSchema } from '../../../commands/clients/reviseClient.js';
@@ -9,12 +11,13 @@ import { decide as definePlan, definePlanSchema } from '../../../commands/plans/
 import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
 import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
-import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey } from '../../access/apiKey.js';
+import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey, type ApiKeyEvent } from '../../access/apiKey.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../access/apiKeys.js';
 import { CLIENT_STATUSES, clientAggregate, type Client } from '../../access/client.js';
 import { effectiveGrants } from '../../access/grants.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
 import { createAggregate, loadAggregate, staleRevision, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
+import type { CommandMeta } from '../../domain/decider.js';
 import { NotFound, ValidationFailed } from '../../domain/errors.js';
 import { slugHolder } from '../../domain/slugReservations.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
@@ -78,6 +81,7 @@ const apiKeyFields = {
   hint: z.string().meta({ description: 'The prefix and first 4 characters of the key, to tell keys apart.', example: 'svc_live_AbCd…' }),
   status: z.enum(API_KEY_STATUSES),
   issued_at: timestampSchema,
+  expires_at: timestampSchema.nullable().meta({ description: 'From then on the key gets 403 API_KEY_EXPIRED; null = never.' }),
   revoked_at: timestampSchema.nullable(),
 };
 
@@ -389,6 +393,43 @@ const revokeApiKeyRoute: AdminRoute<typeof apiKeyParams> = {
   },
 };
 
+const keyStatusRoute = (
+  action: 'deactivate' | 'reactivate',
+  summary: string,
+  decide: (command: KeyOfClient, state: ApiKey | null, meta: CommandMeta & { id: number }) => ApiKeyEvent[],
+): AdminRoute<typeof apiKeyParams> => ({
+  method: 'post',
+  path: `/clients/:clientId/keys/:keyId/${action}`,
+  operationId: `${action}ApiKey`,
+  summary,
+  tag: API_KEYS,
+  params: apiKeyParams,
+  successStatus: 200,
+  response: apiKeyResponseSchema,
+  async handle({ params, expectedRevision, actor }, deps) {
+    const result = await updateAggregate(deps, {
+      aggregate: apiKeyAggregate,
+      id: params.keyId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      actor,
+      decide: (state, meta) => decide({ client_id: params.clientId }, state, meta),
+    });
+    return { data: apiKeyRepresentation(result.id, result), revision: result.revision };
+  },
+});
+
+const deactivateApiKeyRoute = keyStatusRoute(
+  'deactivate',
+  'Deactivate an API key until it is reactivated (403 API_KEY_INACTIVE meanwhile); no-op when inactive, 409 when revoked',
+  deactivateApiKey,
+);
+
+const reactivateApiKeyRoute = keyStatusRoute(
+  'reactivate',
+  'Reactivate a deactivated API key; no-op when active, 409 when revoked',
+  reactivateApiKey,
+);
+
 /** Admin operations on who may use the /v1 API: plans, clients and their API keys. */
 export const accessRoutes: AdminRoute[] = [
   createPlanRoute,
@@ -402,4 +443,6 @@ export const accessRoutes: AdminRoute[] = [
   issueApiKeyRoute,
   listApiKeysRoute,
   revokeApiKeyRoute,
+  deactivateApiKeyRoute,
+  reactivateApiKeyRoute,
 ];

@@ -68,6 +68,8 @@ export interface AccessKeyDoc extends PositionedDoc {
   issued_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  successor_key_id: number | null;
+  rotation_ends_at: string | null;
 }
 
 export type AccessEvent = PlanEvent | ClientEvent | ApiKeyEvent;
@@ -174,17 +176,22 @@ async function applyApiKeyEvent(event: Recorded<ApiKeyEvent>, ctx: ProjectionCon
         issued_at: at,
         expires_at: expires_at ?? null,
         revoked_at: null,
+        successor_key_id: null,
+        rotation_ends_at: null,
         _position: position,
       } satisfies AccessKeyDoc);
       return;
     }
     case 'ApiKeyRevoked':
     case 'ApiKeyDeactivated':
-    case 'ApiKeyReactivated': {
+    case 'ApiKeyReactivated':
+    case 'ApiKeyRotated': {
       const change: Partial<AccessKeyDoc> =
         event.type === 'ApiKeyRevoked'
           ? { status: 'revoked', revoked_at: event.data.at }
-          : { status: event.type === 'ApiKeyDeactivated' ? 'inactive' : 'active' };
+          : event.type === 'ApiKeyRotated'
+            ? { successor_key_id: event.data.successor_key_id, rotation_ends_at: event.data.rotation_ends_at }
+            : { status: event.type === 'ApiKeyDeactivated' ? 'inactive' : 'active' };
       // Documents are keyed by hash; the event names the key's id.
       for (const key of await ctx.find<AccessKeyDoc>(ACCESS_KEYS, { id: event.data.api_key_id })) {
         if (!alreadyApplied(key, event)) ctx.put(ACCESS_KEYS, { ...key, ...change, _position: position });
@@ -219,6 +226,7 @@ export const accessProjection: Projection<AccessEvent> = {
     ApiKeyRevoked: true,
     ApiKeyDeactivated: true,
     ApiKeyReactivated: true,
+    ApiKeyRotated: true,
   }),
   async apply(event, ctx) {
     switch (event.type) {
@@ -234,6 +242,7 @@ export const accessProjection: Projection<AccessEvent> = {
       case 'ApiKeyRevoked':
       case 'ApiKeyDeactivated':
       case 'ApiKeyReactivated':
+      case 'ApiKeyRotated':
         return applyApiKeyEvent(event, ctx);
       default:
         return assertNever(event);

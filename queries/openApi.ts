@@ -24,7 +24,7 @@ const ERROR_RESPONSES = {
     'BadRequest',
     'The request cannot be used as sent.',
     ['API_KEY_IN_QUERY', 'BAD_REQUEST'],
-    'API_KEY_IN_QUERY: a key was sent in the query string; it is not used (and must be rotated). BAD_REQUEST: an undecodable URL.',
+    'API_KEY_IN_QUERY: a key was sent in the query string; it is not used (and must be rotated). BAD_REQUEST: an undecodable URL, or an X-Forwarded-For entry from a trusted proxy that is not an IP address (details.header).',
   ),
   unauthenticated: errorResponse(
     'Unauthenticated',
@@ -109,7 +109,8 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Pagination: \`page\` defaults to 1, \`per_page\` to 20 (maximum 100). \`per_page\` over 100, more than 100 \`ids\`, duplicate ids, an unknown parameter, a bad type or enum value answer 422 VALIDATION_FAILED naming each parameter in \`details.fields\`; nothing is silently ignored or clamped.
 - \`{id-or-slug}\` accepts a numeric id or a slug (slugs always contain a letter).
 - Not found: 404 NOT_FOUND, the same whether a record is missing, unpublished or outside the caller's access.
-- Refusals of a key that verified (403, never reported as an invalid key), checked in this order: the key (API_KEY_REVOKED, API_KEY_INACTIVE, API_KEY_EXPIRED with \`details.expired_at\`), the client (CLIENT_SUSPENDED, CLIENT_INACTIVE), the plan (PLAN_INACTIVE), then the operation's scopes and entitlements.
+- Refusals of a key that verified (403, never reported as an invalid key), checked in this order: the key (API_KEY_REVOKED, API_KEY_INACTIVE, API_KEY_EXPIRED with \`details.expired_at\`, API_KEY_ROTATION_ENDED once a rotated key's overlap window is over), the client (CLIENT_SUSPENDED, CLIENT_INACTIVE), the plan (PLAN_INACTIVE), then the operation's scopes and entitlements.
+- Domain, origin and IP controls (per client environment, after the refusals above), in this order: a test key sent to a live context (a request whose \`X-Client-Domain\` or \`Origin\` host is the client's live authorised domain, when that is not also its test domain) answers the one 401 UNAUTHENTICATED; a client address on the deny list 403 IP_DENIED, one missing from a non-empty allow list 403 IP_NOT_ALLOWED (\`details.ip\`; a deny entry wins over an allow entry; IPv4 and IPv6 CIDR). When a domain is configured, \`X-Client-Domain\` must be exactly that host (case and a trailing dot aside; a scheme, port, path or wildcard never matches) and is required of server-to-server requests (no \`Origin\`), else 403 DOMAIN_NOT_ALLOWED; a browser \`Origin\` whose host is not the domain (or \`null\`) gets 403 ORIGIN_MISMATCH. Details name the header and the value received, never the configured domain or lists. The client address is the connection's peer; \`X-Forwarded-For\` counts only when that peer is a proxy the operator trusts (its right-most untrusted entry), and an entry there that is needed but not an IP address answers 400 BAD_REQUEST.
 - Scopes and entitlements: a missing scope answers 403 INSUFFICIENT_SCOPE (\`details.missing_scopes\`), a missing plan entitlement 403 ENTITLEMENT_REQUIRED (\`details.missing_entitlements\`).
 - Conditional requests: every successful GET carries a strong ETag over its payload; If-None-Match (strong or weak validators, lists, \`*\`; weak comparison per RFC 9110) answers 304 with an empty body.
 - Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire.

@@ -20,7 +20,7 @@ export const issueApiKeySchema = z
  * What the route adds to the body: the client from the path, and the hash and hint of the key it generated.
  * The key is random, so it is made outside the decider, and it never reaches a decider or an event.
  */
-export type IssueApiKey = z.infer<typeof issueApiKeySchema> & { client_id: number; key_hash: string; hint: string };
+export type IssueApiKey = z.infer<typeof issueApiKeySchema> & { client_id: number; key_hash: string; hint: string; rotated_from?: number };
 
 const KEY_HASH = /^[0-9a-f]{64}$/;
 
@@ -34,5 +34,8 @@ export function decide(command: IssueApiKey, apiKey: ApiKey | null, meta: Comman
   const expiresAt = command.expires_at === undefined ? null : new Date(command.expires_at).toISOString();
   if (expiresAt !== null && expiresAt <= meta.now) throw new ValidationFailed({ 'body.expires_at': 'must be in the future' });
   const { client_id, environment, key_hash, hint } = command;
-  return [{ type: 'ApiKeyIssued', data: { api_key_id: meta.id, client_id, environment, key_hash, hint, expires_at: expiresAt, at: meta.now } }];
+  const rotation = command.rotated_from === undefined ? {} : { rotated_from: command.rotated_from };
+  return [
+    { type: 'ApiKeyIssued', data: { api_key_id: meta.id, client_id, environment, key_hash, hint, expires_at: expiresAt, ...rotation, at: meta.now } },
+  ];
 }

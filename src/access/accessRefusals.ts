@@ -8,6 +8,8 @@ export const ACCESS_REFUSALS = {
   API_KEY_REVOKED: 'This API key was revoked.',
   API_KEY_INACTIVE: 'This API key is deactivated.',
   API_KEY_EXPIRED: 'This API key has expired; details.expired_at says when.',
+  API_KEY_ROTATION_ENDED:
+    'This API key was rotated and its overlap window has ended; use its successor (details.successor_key_id, details.rotation_ended_at).',
   CLIENT_SUSPENDED: 'This account is suspended.',
   CLIENT_INACTIVE: 'This account is not active.',
   PLAN_INACTIVE: "This account's plan is deactivated.",

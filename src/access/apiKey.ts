@@ -19,6 +19,9 @@ export interface ApiKey {
   /** After this instant the key is refused with API_KEY_EXPIRED; null = it does not expire. */
   expires_at: string | null;
   revoked_at: string | null;
+  /** Set by rotation: the key that replaces this one, and when this one stops working (API_KEY_ROTATION_ENDED). */
+  successor_key_id: number | null;
+  rotation_ends_at: string | null;
 }
 
 export type ApiKeyEvent =
@@ -32,9 +35,12 @@ export type ApiKeyEvent =
         hint: string;
         /** Absent in events recorded before keys could expire. */
         expires_at?: string | null;
+        /** The key this one replaces, when it was issued by a rotation. */
+        rotated_from?: number | null;
         at: string;
       }
     >
+  | DomainEvent<'ApiKeyRotated', { api_key_id: number; client_id: number; successor_key_id: number; rotation_ends_at: string; at: string }>
   | DomainEvent<'ApiKeyRevoked', { api_key_id: number; client_id: number; at: string }>
   | DomainEvent<'ApiKeyDeactivated', { api_key_id: number; client_id: number; at: string }>
   | DomainEvent<'ApiKeyReactivated', { api_key_id: number; client_id: number; at: string }>;
@@ -45,7 +51,18 @@ export function evolveApiKey(apiKey: ApiKey | null, event: ApiKeyEvent): ApiKey 
   switch (event.type) {
     case 'ApiKeyIssued': {
       const { client_id, environment, key_hash, hint, expires_at, at } = event.data;
-      return { client_id, environment, key_hash, hint, status: 'active', issued_at: at, expires_at: expires_at ?? null, revoked_at: null };
+      return {
+        client_id,
+        environment,
+        key_hash,
+        hint,
+        status: 'active',
+        issued_at: at,
+        expires_at: expires_at ?? null,
+        revoked_at: null,
+        successor_key_id: null,
+        rotation_ends_at: null,
+      };
     }
     case 'ApiKeyRevoked':
       return apiKey && { ...apiKey, status: 'revoked', revoked_at: event.data.at };
@@ -53,6 +70,8 @@ export function evolveApiKey(apiKey: ApiKey | null, event: ApiKeyEvent): ApiKey 
       return apiKey && { ...apiKey, status: 'inactive' };
     case 'ApiKeyReactivated':
       return apiKey && { ...apiKey, status: 'active' };
+    case 'ApiKeyRotated':
+      return apiKey && { ...apiKey, successor_key_id: event.data.successor_key_id, rotation_ends_at: event.data.rotation_ends_at };
     default:
       return assertNever(event);
   }

@@ -9,7 +9,7 @@ import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
  * What a presented key grants. Null when the key does not verify: not a well-formed key, unknown, or its
  * prefix naming another environment than it was issued for; callers answer every null with the same 401.
  * A key that verifies but may not be used gets its exact reason as a 403 AccessRefused, checked in this
- * order: the key (revoked, deactivated, expired), the client (suspended, inactive), the plan (deactivated).
+ * order: the key (revoked, deactivated, expired, rotation overlap ended), the client (suspended, inactive), the plan (deactivated).
  * Runs on every request: a hash and two `get`s.
  *
  * The key is found by equality on its SHA-256 hash rather than compared in constant time: timing can at
@@ -50,6 +50,9 @@ function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc, now: Date): 
   }
   if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) {
     throw new AccessRefused('API_KEY_EXPIRED', { expired_at: key.expires_at });
+  }
+  if (key.rotation_ends_at !== null && Date.parse(key.rotation_ends_at) <= now.getTime()) {
+    throw new AccessRefused('API_KEY_ROTATION_ENDED', { rotation_ended_at: key.rotation_ends_at, successor_key_id: key.successor_key_id });
   }
   switch (client.status) {
     case 'active':

@@ -3,6 +3,7 @@ import { decide as issueApiKey, type IssueApiKey } from '../../commands/apiKeys/
 import { decide as deactivateApiKey } from '../../commands/apiKeys/deactivateApiKey.js';
 import { decide as reactivateApiKey } from '../../commands/apiKeys/reactivateApiKey.js';
 import { decide as revokeApiKey } from '../../commands/apiKeys/revokeApiKey.js';
+import { decide as rotateApiKey } from '../../commands/apiKeys/rotateApiKey.js';
 import { apiKeyAggregate, type ApiKeyEvent } from '../../src/access/apiKey.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../src/access/apiKeys.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
@@ -121,5 +122,34 @@ describe('issueApiKey with an expiry', () => {
 
   it('when the expiry is not in the future, then VALIDATION_FAILED names body.expires_at', () => {
     spec.given([]).when(anIssue({ expires_at: at })).thenThrows('VALIDATION_FAILED');
+  });
+});
+
+describe('rotateApiKey', () => {
+  const spec = deciderSpec(apiKeyAggregate, rotateApiKey);
+  const rotated: ApiKeyEvent = {
+    type: 'ApiKeyRotated',
+    data: { api_key_id: 1, client_id: 4, successor_key_id: 2, rotation_ends_at: '2024-05-02T10:00:00.000Z', at },
+  };
+
+  it('when an active key is rotated without an overlap, then ApiKeyRotated names its successor and ends a day later', () => {
+    spec.given([issued]).when({ client_id: 4, successor_key_id: 2 }).then([rotated]);
+  });
+
+  it('when an overlap is given, then the rotation ends that many seconds later', () => {
+    spec
+      .given([issued])
+      .when({ client_id: 4, successor_key_id: 2, overlap_seconds: 60 })
+      .then([{ type: 'ApiKeyRotated', data: { ...rotated.data, rotation_ends_at: '2024-05-01T10:01:00.000Z' } } as ApiKeyEvent]);
+  });
+
+  it('when the key was already rotated, is inactive or revoked, then CONFLICT', () => {
+    spec.given([issued, rotated]).when({ client_id: 4, successor_key_id: 3 }).thenThrows('CONFLICT');
+    spec.given([issued, { type: 'ApiKeyDeactivated', data: { api_key_id: 1, client_id: 4, at } }]).when({ client_id: 4, successor_key_id: 3 }).thenThrows('CONFLICT');
+    spec.given([issued, revoked]).when({ client_id: 4, successor_key_id: 3 }).thenThrows('CONFLICT');
+  });
+
+  it('when the key belongs to another client, then NOT_FOUND', () => {
+    spec.given([issued]).when({ client_id: 5, successor_key_id: 2 }).thenThrows('NOT_FOUND');
   });
 });

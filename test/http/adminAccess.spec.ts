@@ -202,6 +202,8 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
       issued_at: expect.any(String),
       expires_at: null,
       revoked_at: null,
+      successor_key_id: null,
+      rotation_ends_at: null,
       key: expect.stringMatching(KEY_SHAPE('live')),
     });
     expect(test.body.data.key).toMatch(KEY_SHAPE('test'));

@@ -43,6 +43,8 @@ describe('access read model', () => {
       issued_at: minute(1),
       expires_at: null,
       revoked_at: null,
+      successor_key_id: null,
+      rotation_ends_at: null,
       _position: expect.any(Number),
     });
     expect(await readStore.get(ACCESS_CLIENTS, 1)).toMatchObject({

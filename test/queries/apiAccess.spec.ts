@@ -90,6 +90,37 @@ describe('API keys on /v1', () => {
     expect(past.body.error.details.fields).toHaveProperty(['body.expires_at']);
   });
 
+  it('when a key is rotated, then both work during the overlap; after it the old one gets API_KEY_ROTATION_ENDED naming its successor', async () => {
+    const issued = await api.issue();
+    const keyPath = `/clients/${issued.clientId}/keys/${issued.keyId}`;
+    const rotation = await api.admin('POST', `${keyPath}/rotate`, { overlap_seconds: 600 });
+    expect(rotation.status).toBe(201);
+    const successor = rotation.body.data;
+    expect(successor).toMatchObject({ client_id: issued.clientId, environment: 'live', status: 'active', rotation_ends_at: null });
+    expect(successor.key).not.toBe(issued.key);
+    expect((await api.admin('POST', `${keyPath}/rotate`, {})).status).toBe(409);
+    await api.settle();
+    const started = now;
+    try {
+      expect((await api.get('/projects', issued.key)).status).toBe(200);
+      expect((await api.get('/projects', successor.key)).status).toBe(200);
+      now = new Date(started.getTime() + 600_000);
+      const refused = await api.get('/projects', issued.key);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toEqual({
+        code: 'API_KEY_ROTATION_ENDED',
+        message: expect.any(String),
+        details: { rotation_ended_at: new Date(started.getTime() + 600_000).toISOString(), successor_key_id: successor.id },
+      });
+      expect((await api.get('/projects', successor.key)).status).toBe(200);
+    } finally {
+      now = started;
+    }
+    const bad = await api.admin('POST', `/clients/${issued.clientId}/keys/${successor.id}/rotate`, { overlap_seconds: -1 });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.fields).toHaveProperty(['body.overlap_seconds']);
+  });
+
   it('when the client is suspended or inactive, then its keys get CLIENT_SUSPENDED or CLIENT_INACTIVE until it is active again', async () => {
     const issued = await api.issue();
     for (const [status, code] of [['suspended', 'CLIENT_SUSPENDED'], ['inactive', 'CLIENT_INACTIVE']] as const) {

@@ -423,6 +423,8 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       }),
       apiKeyEvent({ type: 'ApiKeyDeactivated', data: { api_key_id: 2, client_id: 2, at } }),
       apiKeyEvent({ type: 'ApiKeyReactivated', data: { api_key_id: 2, client_id: 2, at } }),
+      apiKeyIssued(10_000, 1, 'live', at),
+      apiKeyEvent({ type: 'ApiKeyRotated', data: { api_key_id: 1, client_id: 1, successor_key_id: 10_000, rotation_ends_at: at, at } }),
     );
   }
   let clients = 2;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { decide as issueApiKey, issueApiKeySchema } from '../../../commands/apiKeys/issueApiKey.js';
 import { decide as deactivateApiKey } from '../../../commands/apiKeys/deactivateApiKey.js';
 import { decide as reactivateApiKey } from '../../../commands/apiKeys/reactivateApiKey.js';
+import { assertRotatable, decide as rotateApiKey, rotateApiKeySchema } from '../../../commands/apiKeys/rotateApiKey.js';
 import { decide as revokeApiKey, type KeyOfClient } from '../../../commands/apiKeys/revokeApiKey.js';
 import { decide as registerClient, registerClientSchema } from '../../../commands/clients/registerClient.js';
 import { changeClientStatusSchema, decide as changeClientStatus } from '../../../commands/clients/changeClientStatus.js';
@@ -83,6 +84,10 @@ const apiKeyFields = {
   issued_at: timestampSchema,
   expires_at: timestampSchema.nullable().meta({ description: 'From then on the key gets 403 API_KEY_EXPIRED; null = never.' }),
   revoked_at: timestampSchema.nullable(),
+  successor_key_id: idSchema.nullable().meta({ description: 'Set once the key is rotated: the key that replaces it.' }),
+  rotation_ends_at: timestampSchema
+    .nullable()
+    .meta({ description: 'Set once the key is rotated: from then on it gets 403 API_KEY_ROTATION_ENDED.' }),
 };
 
 const apiKeyResponseSchema = z
@@ -430,6 +435,60 @@ const reactivateApiKeyRoute = keyStatusRoute(
   reactivateApiKey,
 );
 
+/**
+ * Rotation spans two streams: the successor is issued first, then the old key records its overlap. Should
+ * the second append be refused (the old key changed meanwhile), the successor, whose secret nobody has
+ * seen, is revoked again before the 409 answers, so no working key is left behind.
+ */
+const rotateApiKeyRoute: AdminRoute<typeof apiKeyParams, typeof rotateApiKeySchema> = {
+  method: 'post',
+  path: '/clients/:clientId/keys/:keyId/rotate',
+  operationId: 'rotateApiKey',
+  summary: 'Rotate an API key: issue its successor (in this response only) and keep the old key working for an overlap window',
+  tag: API_KEYS,
+  params: apiKeyParams,
+  body: rotateApiKeySchema,
+  successStatus: 201,
+  response: issuedApiKeyResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    const loaded = await loadAggregate(deps.eventStore, apiKeyAggregate, params.keyId);
+    const old = assertRotatable({ client_id: params.clientId }, loaded?.state ?? null, params.keyId);
+    const revision = loaded!.revision;
+    if (expectedRevision !== undefined && expectedRevision !== revision) throw staleRevision(expectedRevision, revision);
+    const key = generateApiKey(old.environment);
+    const successor = await createAggregate(deps, {
+      aggregate: apiKeyAggregate,
+      idSequence: apiKeyAggregate.category,
+      actor,
+      decide: (state, meta) =>
+        issueApiKey(
+          { environment: old.environment, client_id: params.clientId, key_hash: hashApiKey(key), hint: apiKeyHint(key), rotated_from: params.keyId },
+          state,
+          meta,
+        ),
+    });
+    try {
+      await updateAggregate(deps, {
+        aggregate: apiKeyAggregate,
+        id: params.keyId,
+        expectedRevision: revision,
+        actor,
+        decide: (state, meta) => rotateApiKey({ ...body, client_id: params.clientId, successor_key_id: successor.id }, state, meta),
+      });
+    } catch (error) {
+      await updateAggregate(deps, {
+        aggregate: apiKeyAggregate,
+        id: successor.id,
+        actor,
+        decide: (state, meta) => revokeApiKey({ client_id: params.clientId }, state, meta),
+      });
+      throw error;
+    }
+    const data: z.input<typeof issuedApiKeyResponseSchema> = { ...apiKeyRepresentation(successor.id, successor), key };
+    return { data, revision: successor.revision };
+  },
+};
+
 /** Admin operations on who may use the /v1 API: plans, clients and their API keys. */
 export const accessRoutes: AdminRoute[] = [
   createPlanRoute,
@@ -445,4 +504,5 @@ export const accessRoutes: AdminRoute[] = [
   revokeApiKeyRoute,
   deactivateApiKeyRoute,
   reactivateApiKeyRoute,
+  rotateApiKeyRoute,
 ];

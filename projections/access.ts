@@ -3,6 +3,7 @@ import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
 import { noClientControls, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
 import { effectiveGrants } from '../src/access/grants.js';
 import type { PlanEvent } from '../src/access/plan.js';
+import type { Subscription, SubscriptionEvent } from '../src/access/subscription.js';
 import { assertNever } from '../src/domain/decider.js';
 import {
   alreadyApplied,
@@ -39,6 +40,8 @@ interface ClientOwnFields {
   status: ClientStatus;
   /** Request signing and per-environment domain and IP policy, as last set. */
   controls: ClientControls;
+  /** null = no subscription recorded: access is governed by the client's and plan's status alone. */
+  subscription: Omit<Subscription, 'client_id'> | null;
   /** The client's own lists, which replace the plan's; null = the plan's. */
   scope_overrides: Scope[] | null;
   entitlement_overrides: Entitlement[] | null;
@@ -72,7 +75,7 @@ export interface AccessKeyDoc extends PositionedDoc {
   rotation_ends_at: string | null;
 }
 
-export type AccessEvent = PlanEvent | ClientEvent | ApiKeyEvent;
+export type AccessEvent = PlanEvent | ClientEvent | ApiKeyEvent | SubscriptionEvent;
 
 function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): AccessPlanDoc | null {
   const position = positionNumber(event);
@@ -124,6 +127,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         plan_id,
         status: 'active',
         controls: noClientControls(),
+        subscription: null,
         scope_overrides: scopes,
         entitlement_overrides: entitlements,
         created_at: at,
@@ -158,6 +162,14 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
   // The write side only registers clients on plans that exist, and plans are never removed.
   const plan = await ctx.get<AccessPlanDoc>(ACCESS_PLANS, client.plan_id);
   if (plan) ctx.put(ACCESS_CLIENTS, onPlan(client, plan, positionNumber(event)));
+}
+
+async function applySubscriptionEvent(event: Recorded<SubscriptionEvent>, ctx: ProjectionContext): Promise<void> {
+  const client = await ctx.get<AccessClientDoc>(ACCESS_CLIENTS, event.data.client_id);
+  // The admin route sets subscriptions of registered clients only.
+  if (!client || alreadyApplied(client, event)) return;
+  const { client_id: _client, at: _at, ...subscription } = event.data;
+  ctx.put(ACCESS_CLIENTS, { ...client, subscription, _position: positionNumber(event) });
 }
 
 async function applyApiKeyEvent(event: Recorded<ApiKeyEvent>, ctx: ProjectionContext): Promise<void> {
@@ -227,6 +239,7 @@ export const accessProjection: Projection<AccessEvent> = {
     ApiKeyDeactivated: true,
     ApiKeyReactivated: true,
     ApiKeyRotated: true,
+    SubscriptionSet: true,
   }),
   async apply(event, ctx) {
     switch (event.type) {
@@ -244,6 +257,8 @@ export const accessProjection: Projection<AccessEvent> = {
       case 'ApiKeyReactivated':
       case 'ApiKeyRotated':
         return applyApiKeyEvent(event, ctx);
+      case 'SubscriptionSet':
+        return applySubscriptionEvent(event, ctx);
       default:
         return assertNever(event);
     }

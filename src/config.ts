@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cidrSchema } from './access/networkControls.js';
 
 /**
  * Service configuration from the environment. Only the variables below are read; anything else in the
@@ -25,6 +26,8 @@ export interface Config {
   /** Absent only in embedded mode, where the service generates one under dataDir. */
   linkSigningSecret?: string;
   signedLinkTtlSeconds: number;
+  /** CIDR blocks of reverse proxies whose X-Forwarded-For is believed; empty = the socket peer is the client. */
+  trustedProxies: string[];
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -74,6 +77,17 @@ const urlWithScheme = (schemes: string[]) =>
       `must be a URL starting with ${schemes.map((scheme) => `${scheme}://`).join(' or ')}`,
     );
 
+/** Comma-separated CIDR blocks; a bad entry is reported without its value, like every other variable. */
+const cidrList = z.string().transform((value, context) => {
+  if (value.trim() === '') return [];
+  const entries = value.split(',').map((entry) => cidrSchema.safeParse(entry));
+  if (entries.some((entry) => !entry.success)) {
+    context.addIssue({ code: 'custom', message: 'must be comma-separated IPv4 or IPv6 addresses or CIDR blocks, e.g. 10.0.0.0/8,fd00::/8' });
+    return z.NEVER;
+  }
+  return entries.map((entry) => entry.data!);
+});
+
 const environmentSchema = z.object({
     PORT: withDefault(integer(0, 65_535), '8080'),
     HOST: withDefault(z.string(), '0.0.0.0'),
@@ -97,6 +111,7 @@ const environmentSchema = z.object({
       z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`),
     ),
     SIGNED_LINK_TTL_SECONDS: withDefault(integer(30, 86_400), '900'),
+    TRUSTED_PROXIES: withDefault(cidrList, ''),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -137,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: vars.PUBLIC_BASE_URL?.replace(/\/$/, ''),
     linkSigningSecret: vars.LINK_SIGNING_SECRET,
     signedLinkTtlSeconds: vars.SIGNED_LINK_TTL_SECONDS,
+    trustedProxies: vars.TRUSTED_PROXIES,
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

@@ -132,6 +132,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         logger,
         linkSigner,
         ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+        trustedProxies: config.trustedProxies,
       });
       const listening = createServer(app);
       listening.listen(config.port, config.host);

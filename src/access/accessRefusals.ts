@@ -13,6 +13,11 @@ export const ACCESS_REFUSALS = {
   CLIENT_SUSPENDED: 'This account is suspended.',
   CLIENT_INACTIVE: 'This account is not active.',
   PLAN_INACTIVE: "This account's plan is deactivated.",
+  SUBSCRIPTION_INACTIVE: 'The subscription grants no access in its status (details.status).',
+  SUBSCRIPTION_NOT_STARTED: 'The subscription period has not begun (details.starts_at).',
+  SUBSCRIPTION_EXPIRED: 'The subscription period has ended (details.expired_at).',
+  TRIAL_ENDED: 'The trial has ended without payment (details.trial_ended_at).',
+  GRACE_PERIOD_ENDED: 'The grace period after the payment due date has ended (details.grace_period_ended_at).',
   IP_DENIED: "The client address is on this environment's IP deny list; details.ip is the address seen.",
   IP_NOT_ALLOWED: "The client address is not on this environment's IP allow list; details.ip is the address seen.",
   DOMAIN_NOT_ALLOWED:

@@ -9,7 +9,9 @@ import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
  * What a presented key grants. Null when the key does not verify: not a well-formed key, unknown, or its
  * prefix naming another environment than it was issued for; callers answer every null with the same 401.
  * A key that verifies but may not be used gets its exact reason as a 403 AccessRefused, checked in this
- * order: the key (revoked, deactivated, expired, rotation overlap ended), the client (suspended, inactive), the plan (deactivated).
+ * order: the key (revoked, deactivated, expired, rotation overlap ended), the client (suspended, inactive), the plan
+ * (deactivated), the subscription when one is recorded (status, period start, period end, unpaid trial end,
+ * unpaid grace end).
  * Runs on every request: a hash and two `get`s.
  *
  * The key is found by equality on its SHA-256 hash rather than compared in constant time: timing can at
@@ -65,6 +67,25 @@ function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc, now: Date): 
       return assertNever(client.status);
   }
   if (!client.plan_active) throw new AccessRefused('PLAN_INACTIVE');
+  if (client.subscription) refuseOutsideSubscription(client.subscription, now.getTime());
+}
+
+const DAY_MS = 86_400_000;
+
+function refuseOutsideSubscription(subscription: NonNullable<AccessClientDoc['subscription']>, now: number): void {
+  if (subscription.status !== 'active') throw new AccessRefused('SUBSCRIPTION_INACTIVE', { status: subscription.status });
+  if (now < Date.parse(subscription.period_start)) throw new AccessRefused('SUBSCRIPTION_NOT_STARTED', { starts_at: subscription.period_start });
+  if (subscription.period_end !== null && now >= Date.parse(subscription.period_end)) {
+    throw new AccessRefused('SUBSCRIPTION_EXPIRED', { expired_at: subscription.period_end });
+  }
+  if (subscription.paid) return;
+  if (subscription.trial_ends_at !== null && now >= Date.parse(subscription.trial_ends_at)) {
+    throw new AccessRefused('TRIAL_ENDED', { trial_ended_at: subscription.trial_ends_at });
+  }
+  if (subscription.payment_due_at !== null) {
+    const graceEndsAt = Date.parse(subscription.payment_due_at) + subscription.grace_days * DAY_MS;
+    if (now >= graceEndsAt) throw new AccessRefused('GRACE_PERIOD_ENDED', { grace_period_ended_at: new Date(graceEndsAt).toISOString() });
+  }
 }
 
 /**

@@ -54,6 +54,17 @@ export async function createAggregate<State, Event extends DomainEvent>(
 }
 
 /**
+ * Starts an aggregate whose id is given rather than allocated (one per owner, e.g. a client's
+ * subscription): the append expects no stream, so a concurrent start is refused with 409.
+ */
+export async function startAggregate<State, Event extends DomainEvent>(
+  deps: CommandDeps,
+  options: CommandOptions<State, Event> & { id: number },
+): Promise<CommandResult<State, Event>> {
+  return execute(deps, options, options.id, { state: options.aggregate.initialState(), revision: null });
+}
+
+/**
  * Runs a command against an existing aggregate. `expectedRevision` (from If-Match) must equal the
  * current revision; in any case the append expects the revision that was read, so a concurrent edit
  * between read and append is refused with 409 and nothing is written.

@@ -10,6 +10,7 @@ import { apiAuth, type RequestCheck } from './apiAuth.js';
 import { adminOpenApiYaml } from './adminOpenApi.js';
 import { adminRoutes, createAdminRouter } from './adminRouter.js';
 import { errorMiddleware } from './errorMiddleware.js';
+import { networkControls } from './networkControls.js';
 import { healthRouter } from '../../queries/health.js';
 import { queryRoutes } from '../../queries/index.js';
 import { apiOpenApiYaml } from '../../queries/openApi.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
   logger: Logger;
   linkSigner: LinkSigner;
   publicBaseUrl?: string;
+  /** CIDR blocks of the proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES). */
+  trustedProxies?: readonly string[];
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -44,9 +47,9 @@ function staticDocument(type: string, render: () => string) {
   };
 }
 
-/** What a verified key's request must also satisfy, in this order (see apiAuth). */
-function requestChecks(_deps: AppDeps): RequestCheck[] {
-  return [];
+/** What a verified key's request must also satisfy, in this order (see apiAuth); network controls first, being the cheapest. */
+function requestChecks(deps: AppDeps): RequestCheck[] {
+  return [networkControls(deps.trustedProxies)];
 }
 
 /**
@@ -58,7 +61,7 @@ function apiRouter(deps: AppDeps): Router {
   router.use(healthRouter(deps));
   router.get('/openapi.yaml', staticDocument('application/yaml', () => apiOpenApiYaml(queryRoutes)));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
-  router.use(apiAuth(deps.readStore, requestChecks(deps)));
+  router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));
   router.use(
     createQueryRouter(queryRoutes, {
       readStore: deps.readStore,

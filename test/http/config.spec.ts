@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       publicBaseUrl: undefined,
       linkSigningSecret: undefined,
       signedLinkTtlSeconds: 900,
+      trustedProxies: [],
       mode: 'embedded',
     });
   });
@@ -122,6 +123,15 @@ describe('loadConfig', () => {
     const config = loadConfig({ MONGODB_URL: 'mongodb://localhost', ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN });
     expect(config.adminToken).toBe(LONG_TOKEN);
     expect(config.linkSigningSecret).toBe(LONG_TOKEN);
+  });
+
+  it('when TRUSTED_PROXIES lists addresses and CIDR blocks, then they are normalised; a bad entry is named without its value', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.7 ,FD00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.7/32', 'fd00::/8']);
+    const problem = problemsOf({ TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }).TRUSTED_PROXIES;
+    expect(problem).toMatch(/^must be comma-separated IPv4 or IPv6 addresses or CIDR blocks/);
+    expect(problem).not.toContain('proxy.internal');
+    expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.0/33' })).toHaveProperty('TRUSTED_PROXIES');
+    expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.0/8,' })).toHaveProperty('TRUSTED_PROXIES');
   });
 });
 

@@ -121,6 +121,80 @@ describe('API keys on /v1', () => {
     expect(bad.body.error.details.fields).toHaveProperty(['body.overlap_seconds']);
   });
 
+  describe('subscriptions', () => {
+    const subscribed = async (overrides: Record<string, unknown>) => {
+      const issued = await api.issue();
+      const body = {
+        status: 'active',
+        period_start: '2025-01-01T00:00:00.000Z',
+        period_end: null,
+        trial_ends_at: null,
+        payment_due_at: null,
+        grace_days: 7,
+        paid: true,
+        ...overrides,
+      };
+      const set = await api.admin('PUT', `/clients/${issued.clientId}/subscription`, body);
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+      await api.settle();
+      return issued;
+    };
+    const refusal = async (key: string) => {
+      const answer = await api.get('/projects', key);
+      return answer.status === 200 ? 'served' : { status: answer.status, ...answer.body.error, message: undefined };
+    };
+
+    it.each(['draft', 'suspended', 'cancelled'])('when the subscription is %s, then 403 SUBSCRIPTION_INACTIVE names the status', async (status) => {
+      const { key } = await subscribed({ status });
+      expect(await refusal(key)).toEqual({ status: 403, code: 'SUBSCRIPTION_INACTIVE', message: undefined, details: { status } });
+    });
+
+    it('when the period has not begun, then SUBSCRIPTION_NOT_STARTED names the start; from the start it is served', async () => {
+      const { key } = await subscribed({ period_start: '2026-01-01T00:00:01.000Z' });
+      expect(await refusal(key)).toEqual({ status: 403, code: 'SUBSCRIPTION_NOT_STARTED', message: undefined, details: { starts_at: '2026-01-01T00:00:01.000Z' } });
+      const { key: started } = await subscribed({ period_start: now.toISOString() });
+      expect(await refusal(started)).toBe('served');
+    });
+
+    it('when the period has ended, then SUBSCRIPTION_EXPIRED names the end; just before it is served', async () => {
+      const { key } = await subscribed({ period_end: now.toISOString() });
+      expect(await refusal(key)).toEqual({ status: 403, code: 'SUBSCRIPTION_EXPIRED', message: undefined, details: { expired_at: now.toISOString() } });
+      const { key: running } = await subscribed({ period_end: new Date(now.getTime() + 1).toISOString() });
+      expect(await refusal(running)).toBe('served');
+    });
+
+    it('when an unpaid trial has ended, then TRIAL_ENDED; a paid one, or one still running, is served', async () => {
+      const ended = '2025-12-31T00:00:00.000Z';
+      const { key } = await subscribed({ trial_ends_at: ended, paid: false });
+      expect(await refusal(key)).toEqual({ status: 403, code: 'TRIAL_ENDED', message: undefined, details: { trial_ended_at: ended } });
+      expect(await refusal((await subscribed({ trial_ends_at: ended, paid: true })).key)).toBe('served');
+      expect(await refusal((await subscribed({ trial_ends_at: '2026-02-01T00:00:00.000Z', paid: false })).key)).toBe('served');
+    });
+
+    it('when an invoice is unpaid past its grace days, then GRACE_PERIOD_ENDED names the end; within the grace it is served', async () => {
+      const { key } = await subscribed({ payment_due_at: '2025-12-25T00:00:00.000Z', grace_days: 7, paid: false });
+      expect(await refusal(key)).toEqual({
+        status: 403,
+        code: 'GRACE_PERIOD_ENDED',
+        message: undefined,
+        details: { grace_period_ended_at: '2026-01-01T00:00:00.000Z' },
+      });
+      expect(await refusal((await subscribed({ payment_due_at: '2025-12-26T00:00:00.000Z', grace_days: 7, paid: false })).key)).toBe('served');
+    });
+
+    it('when a subscription is read back, then it is as set; bad bodies get 422 naming each field', async () => {
+      const { clientId } = await subscribed({ period_end: '2027-01-01T04:00:00+04:00' });
+      const read = await api.admin('GET', `/clients/${clientId}/subscription`);
+      expect(read.body.data).toMatchObject({ client_id: clientId, revision: 0, period_end: '2027-01-01T00:00:00.000Z' });
+      const bad = await api.admin('PUT', `/clients/${clientId}/subscription`, { status: 'paused', period_start: 'soon', grace_days: -1 });
+      expect(bad.status).toBe(422);
+      expect(Object.keys(bad.body.error.details.fields).sort()).toEqual(
+        ['body.grace_days', 'body.paid', 'body.payment_due_at', 'body.period_end', 'body.period_start', 'body.status', 'body.trial_ends_at'],
+      );
+      expect((await api.admin('GET', `/clients/${(await api.issue()).clientId}/subscription`)).status).toBe(404);
+    });
+  });
+
   it('when the client is suspended or inactive, then its keys get CLIENT_SUSPENDED or CLIENT_INACTIVE until it is active again', async () => {
     const issued = await api.issue();
     for (const [status, code] of [['suspended', 'CLIENT_SUSPENDED'], ['inactive', 'CLIENT_INACTIVE']] as const) {

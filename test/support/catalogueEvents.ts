@@ -2,6 +2,7 @@ import type { KeyEnvironment } from '../../src/access/accessContext.js';
 import { apiKeyStream, type ApiKeyEvent } from '../../src/access/apiKey.js';
 import { clientStream, type ClientEvent, type ClientFields } from '../../src/access/client.js';
 import { planStream, type PlanEvent, type PlanFields } from '../../src/access/plan.js';
+import { subscriptionStream } from '../../src/access/subscription.js';
 import { communityStream, type CommunityEvent } from '../../src/catalogue/community.js';
 import { developerStream, type DeveloperEvent } from '../../src/catalogue/developer.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
@@ -423,6 +424,13 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       }),
       apiKeyEvent({ type: 'ApiKeyDeactivated', data: { api_key_id: 2, client_id: 2, at } }),
       apiKeyEvent({ type: 'ApiKeyReactivated', data: { api_key_id: 2, client_id: 2, at } }),
+      {
+        stream: subscriptionStream(2),
+        event: {
+          type: 'SubscriptionSet',
+          data: { client_id: 2, status: 'active', period_start: at, period_end: null, trial_ends_at: null, payment_due_at: null, grace_days: 7, paid: true, at },
+        },
+      },
       apiKeyIssued(10_000, 1, 'live', at),
       apiKeyEvent({ type: 'ApiKeyRotated', data: { api_key_id: 1, client_id: 1, successor_key_id: 10_000, rotation_ends_at: at, at } }),
     );

@@ -9,6 +9,7 @@ import { changeClientStatusSchema, decide as changeClientStatus } from '../../..
 import { decide as reviseClient, reviseClientSchema } from '../../../commands/clients/reviseClient.js';
 import { decide as setClientControls, setClientControlsSchema } from '../../../commands/clients/setClientControls.js';
 import { decide as definePlan, definePlanSchema } from '../../../commands/plans/definePlan.js';
+import { decide as setSubscription, setSubscriptionSchema } from '../../../commands/subscriptions/setSubscription.js';
 import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
 import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
@@ -17,7 +18,8 @@ import { apiKeyHint, generateApiKey, hashApiKey } from '../../access/apiKeys.js'
 import { CLIENT_STATUSES, clientAggregate, type Client } from '../../access/client.js';
 import { effectiveGrants } from '../../access/grants.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
-import { createAggregate, loadAggregate, staleRevision, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
+import { SUBSCRIPTION_STATUSES, subscriptionAggregate, type Subscription } from '../../access/subscription.js';
+import { createAggregate, loadAggregate, staleRevision, startAggregate, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
 import type { CommandMeta } from '../../domain/decider.js';
 import { NotFound, ValidationFailed } from '../../domain/errors.js';
 import { slugHolder } from '../../domain/slugReservations.js';
@@ -435,6 +437,63 @@ const reactivateApiKeyRoute = keyStatusRoute(
   reactivateApiKey,
 );
 
+const subscriptionResponseSchema = z
+  .object({
+    client_id: idSchema,
+    revision: revisionSchema,
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    period_start: timestampSchema,
+    period_end: timestampSchema.nullable(),
+    trial_ends_at: timestampSchema.nullable(),
+    payment_due_at: timestampSchema.nullable(),
+    grace_days: z.number().int(),
+    paid: z.boolean(),
+  })
+  .meta({ id: 'AdminSubscription', description: "A client's subscription, as stored." });
+
+function subscriptionRepresentation(loaded: LoadedAggregate<Subscription | null> | null): AdminRouteResult {
+  if (!loaded?.state) throw new NotFound('This client has no subscription recorded.');
+  const data: z.input<typeof subscriptionResponseSchema> = { ...loaded.state, revision: loaded.revision };
+  return { data, revision: loaded.revision };
+}
+
+/** The stream is the client's own subscription: the client must exist first. */
+const setSubscriptionRoute: AdminRoute<typeof clientParams, typeof setSubscriptionSchema> = {
+  method: 'put',
+  path: '/clients/:clientId/subscription',
+  operationId: 'setSubscription',
+  summary: "Record (replace) a client's subscription: status, period, trial, payment due date, grace days and paid",
+  tag: CLIENTS,
+  params: clientParams,
+  body: setSubscriptionSchema,
+  successStatus: 200,
+  response: subscriptionResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    await existingClient(deps.eventStore, params.clientId);
+    const existing = await loadAggregate(deps.eventStore, subscriptionAggregate, params.clientId);
+    const options = { aggregate: subscriptionAggregate, id: params.clientId, actor, decide: (state: Subscription | null, meta: CommandMeta & { id: number }) => setSubscription(body, state, meta) };
+    const result = existing
+      ? await updateAggregate(deps, { ...options, ...(expectedRevision === undefined ? {} : { expectedRevision }) })
+      : await startAggregate(deps, options);
+    return subscriptionRepresentation(result);
+  },
+};
+
+const getSubscriptionRoute: AdminRoute<typeof clientParams> = {
+  method: 'get',
+  path: '/clients/:clientId/subscription',
+  operationId: 'getSubscription',
+  summary: "Read a client's subscription (404 when none is recorded: then no subscription rule applies to its keys)",
+  tag: CLIENTS,
+  params: clientParams,
+  successStatus: 200,
+  response: subscriptionResponseSchema,
+  async handle({ params }, deps) {
+    await existingClient(deps.eventStore, params.clientId);
+    return subscriptionRepresentation(await loadAggregate(deps.eventStore, subscriptionAggregate, params.clientId));
+  },
+};
+
 /**
  * Rotation spans two streams: the successor is issued first, then the old key records its overlap. Should
  * the second append be refused (the old key changed meanwhile), the successor, whose secret nobody has
@@ -505,4 +564,6 @@ export const accessRoutes: AdminRoute[] = [
   deactivateApiKeyRoute,
   reactivateApiKeyRoute,
   rotateApiKeyRoute,
+  setSubscriptionRoute,
+  getSubscriptionRoute,
 ];

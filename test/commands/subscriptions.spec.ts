@@ -1,0 +1,37 @@
+import { describe, it } from 'vitest';
+import { decide as setSubscription, type SetSubscription } from '../../commands/subscriptions/setSubscription.js';
+import { subscriptionAggregate, type SubscriptionEvent } from '../../src/access/subscription.js';
+import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
+
+const at = defaultMeta.now;
+
+const aSubscription = (overrides: Partial<SetSubscription> = {}): SetSubscription => ({
+  status: 'active',
+  period_start: '2024-01-01T00:00:00.000Z',
+  period_end: null,
+  trial_ends_at: null,
+  payment_due_at: null,
+  grace_days: 7,
+  paid: true,
+  ...overrides,
+});
+
+describe('setSubscription', () => {
+  const spec = deciderSpec(subscriptionAggregate, setSubscription);
+  const recorded: SubscriptionEvent = { type: 'SubscriptionSet', data: { client_id: 3, ...aSubscription(), at } };
+
+  it('when a first subscription is set, then SubscriptionSet records it for the client whose stream it is', () => {
+    spec.given([]).when(aSubscription(), { id: 3 }).then([recorded]);
+  });
+
+  it('when the same subscription is set again, then nothing is recorded', () => {
+    spec.given([recorded]).when(aSubscription(), { id: 3 }).then([]);
+  });
+
+  it('when it changes, then the whole new subscription is recorded', () => {
+    spec
+      .given([recorded])
+      .when(aSubscription({ status: 'suspended' }), { id: 3 })
+      .then([{ type: 'SubscriptionSet', data: { client_id: 3, ...aSubscription({ status: 'suspended' }), at } }]);
+  });
+});

@@ -18,6 +18,21 @@ const ifNoneMatchParameter = z
     description: 'Entity tags (strong or weak, a list, or *) compared weakly per RFC 9110; a match answers 304 with an empty body.',
     param: { id: 'IfNoneMatch' },
   });
+const SIGNED_ONLY = 'Required when request signing is enabled for the client (see Request signing in the API description); ignored otherwise.';
+const signingParameters = {
+  'X-API-Timestamp': z
+    .string()
+    .optional()
+    .meta({ description: `Unix time in whole seconds (digits only), within the signature window of the server time. ${SIGNED_ONLY}`, param: { id: 'XApiTimestamp' } }),
+  'X-API-Nonce': z
+    .string()
+    .optional()
+    .meta({ description: `16 to 128 printable ASCII characters without spaces, new for every request. ${SIGNED_ONLY}`, param: { id: 'XApiNonce' } }),
+  'X-API-Signature': z
+    .string()
+    .optional()
+    .meta({ description: `\`v1=\` followed by the HMAC-SHA256 of the signed string as 64 hex digits. ${SIGNED_ONLY}`, param: { id: 'XApiSignature' } }),
+};
 
 const ERROR_RESPONSES = {
   badRequest: errorResponse(
@@ -28,10 +43,12 @@ const ERROR_RESPONSES = {
   ),
   unauthenticated: errorResponse(
     'Unauthenticated',
-    'Key missing, malformed, unknown or not usable here; one body whatever the reason, so nothing about any account is revealed.',
-    ['UNAUTHENTICATED'],
-    'Always UNAUTHENTICATED.',
-    { 'WWW-Authenticate': z.string().meta({ description: 'Bearer' }) },
+    'Key missing, malformed, unknown or not usable here (one body whatever the reason, so nothing about any account is revealed); or, for a client that must sign its requests, a missing, malformed, expired or wrong signature or a reused nonce.',
+    ['UNAUTHENTICATED', 'SIGNATURE_REQUIRED', 'SIGNATURE_INVALID', 'SIGNATURE_EXPIRED', 'NONCE_REUSED'],
+    'UNAUTHENTICATED: the key was not accepted. The signing codes come only once the key verified: SIGNATURE_REQUIRED (details.missing_headers), ' +
+      'SIGNATURE_INVALID (details.headers maps each malformed header, or X-API-Signature when it does not match, to the problem), ' +
+      'SIGNATURE_EXPIRED (details.server_time in Unix seconds, details.window_seconds), NONCE_REUSED (details.header).',
+    { 'WWW-Authenticate': z.string().optional().meta({ description: 'Bearer; sent with UNAUTHENTICATED.' }) },
   ),
   forbidden: errorResponse(
     'Forbidden',
@@ -84,7 +101,7 @@ function operationOf(route: QueryRoute): ZodOpenApiOperationObject {
     requestParams: {
       path: route.params as z.ZodObject,
       query: route.query as z.ZodObject,
-      header: z.object({ 'X-Request-Id': requestIdParameter, 'If-None-Match': ifNoneMatchParameter }),
+      header: z.object({ 'X-Request-Id': requestIdParameter, 'If-None-Match': ifNoneMatchParameter, ...signingParameters }),
     },
     responses: {
       '200': {
@@ -111,6 +128,7 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Not found: 404 NOT_FOUND, the same whether a record is missing, unpublished or outside the caller's access.
 - Refusals of a key that verified (403, never reported as an invalid key), checked in this order: the key (API_KEY_REVOKED, API_KEY_INACTIVE, API_KEY_EXPIRED with \`details.expired_at\`, API_KEY_ROTATION_ENDED once a rotated key's overlap window is over), the client (CLIENT_SUSPENDED, CLIENT_INACTIVE), the plan (PLAN_INACTIVE), then the operation's scopes and entitlements.
 - Domain, origin and IP controls (per client environment, after the refusals above), in this order: a test key sent to a live context (a request whose \`X-Client-Domain\` or \`Origin\` host is the client's live authorised domain, when that is not also its test domain) answers the one 401 UNAUTHENTICATED; a client address on the deny list 403 IP_DENIED, one missing from a non-empty allow list 403 IP_NOT_ALLOWED (\`details.ip\`; a deny entry wins over an allow entry; IPv4 and IPv6 CIDR). When a domain is configured, \`X-Client-Domain\` must be exactly that host (case and a trailing dot aside; a scheme, port, path or wildcard never matches) and is required of server-to-server requests (no \`Origin\`), else 403 DOMAIN_NOT_ALLOWED; a browser \`Origin\` whose host is not the domain (or \`null\`) gets 403 ORIGIN_MISMATCH. Details name the header and the value received, never the configured domain or lists. The client address is the connection's peer; \`X-Forwarded-For\` counts only when that peer is a proxy the operator trusts (its right-most untrusted entry), and an entry there that is needed but not an IP address answers 400 BAD_REQUEST.
+- Request signing (enterprise clients that have it enabled; other clients' signing headers are ignored): send \`X-API-Timestamp\` (Unix seconds), \`X-API-Nonce\` (16 to 128 printable ASCII characters without spaces, single-use) and \`X-API-Signature: v1=<hex>\`, the HMAC-SHA256, keyed with the API key, of five lines joined by \`\\n\`: the timestamp and nonce as sent, the uppercase method, the request target exactly as sent (path and query, with /v1, no decoding or reordering) and the SHA-256 hex of the body (of the empty string for GET and HEAD, the only methods /v1 serves). The timestamp window is 300 seconds either side of the server time by default (the edge included; SIGNATURE_EXPIRED's \`details.window_seconds\` gives the one in force). Checked in this order, each failing with 401: all three headers present (SIGNATURE_REQUIRED), well formed (SIGNATURE_INVALID), timestamp within the window (SIGNATURE_EXPIRED), signature matching (SIGNATURE_INVALID), nonce not used by the client within twice the window (NONCE_REUSED). A request whose signature does not match does not use up its nonce. Signing is checked after the 403 refusals and the domain and IP controls above.
 - Scopes and entitlements: a missing scope answers 403 INSUFFICIENT_SCOPE (\`details.missing_scopes\`), a missing plan entitlement 403 ENTITLEMENT_REQUIRED (\`details.missing_entitlements\`).
 - Conditional requests: every successful GET carries a strong ETag over its payload; If-None-Match (strong or weak validators, lists, \`*\`; weak comparison per RFC 9110) answers 304 with an empty body.
 - Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire.

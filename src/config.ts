@@ -26,6 +26,8 @@ export interface Config {
   /** Absent only in embedded mode, where the service generates one under dataDir. */
   linkSigningSecret?: string;
   signedLinkTtlSeconds: number;
+  /** How far X-API-Timestamp of a signed request may be from the server time, either side. */
+  signatureWindowSeconds: number;
   /** CIDR blocks of reverse proxies whose X-Forwarded-For is believed; empty = the socket peer is the client. */
   trustedProxies: string[];
   /** `distributed` as soon as an external event store or read store is configured. */
@@ -111,6 +113,7 @@ const environmentSchema = z.object({
       z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`),
     ),
     SIGNED_LINK_TTL_SECONDS: withDefault(integer(30, 86_400), '900'),
+    SIGNATURE_WINDOW_SECONDS: withDefault(integer(10, 3_600), '300'),
     TRUSTED_PROXIES: withDefault(cidrList, ''),
 });
 
@@ -152,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: vars.PUBLIC_BASE_URL?.replace(/\/$/, ''),
     linkSigningSecret: vars.LINK_SIGNING_SECRET,
     signedLinkTtlSeconds: vars.SIGNED_LINK_TTL_SECONDS,
+    signatureWindowSeconds: vars.SIGNATURE_WINDOW_SECONDS,
     trustedProxies: vars.TRUSTED_PROXIES,
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };

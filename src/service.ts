@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
 import { startProjector, type Projector } from '../projections/runtime.js';
+import { createNonceStore } from './access/nonceStore.js';
 import { createRedisCacheHealth, inProcessCacheHealth, type CacheHealth } from './cache/cacheHealth.js';
 import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, type Config } from './config.js';
 import { createEventStore } from './eventStore/createEventStore.js';
@@ -123,10 +124,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     if (adminToken !== null) {
       const cache: CacheHealth = config.redisUrl ? createRedisCacheHealth(config.redisUrl) : inProcessCacheHealth;
       cleanups.push(() => cache.close());
+      const nonceStore = createNonceStore(config.redisUrl);
+      cleanups.push(() => nonceStore.close());
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
       const app = createApp({
         ...stores,
         cache,
+        nonceStore,
+        signatureWindowSeconds: config.signatureWindowSeconds,
         adminToken,
         clock,
         logger,

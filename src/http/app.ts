@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Express } from 'express';
+import type { NonceStore } from '../access/nonceStore.js';
 import type { CacheHealth } from '../cache/cacheHealth.js';
 import { NotFound } from '../domain/errors.js';
 import type { EventStore } from '../eventStore/eventStore.js';
@@ -17,6 +18,7 @@ import { apiOpenApiYaml } from '../../queries/openApi.js';
 import { createQueryRouter } from '../../queries/queryRoute.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { requestContext } from './requestContext.js';
+import { requestSigning } from './requestSigning.js';
 import { answeredNotModified } from './responses.js';
 import type { LinkSigner } from './signedLinks.js';
 
@@ -30,6 +32,10 @@ export interface AppDeps {
   logger: Logger;
   linkSigner: LinkSigner;
   publicBaseUrl?: string;
+  /** Request-signing nonces (Redis when REDIS_URL is set, so every replica sees every nonce). */
+  nonceStore: NonceStore;
+  /** SIGNATURE_WINDOW_SECONDS. */
+  signatureWindowSeconds: number;
   /** CIDR blocks of the proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
 }
@@ -49,7 +55,10 @@ function staticDocument(type: string, render: () => string) {
 
 /** What a verified key's request must also satisfy, in this order (see apiAuth); network controls first, being the cheapest. */
 function requestChecks(deps: AppDeps): RequestCheck[] {
-  return [networkControls(deps.trustedProxies)];
+  return [
+    networkControls(deps.trustedProxies),
+    requestSigning({ nonceStore: deps.nonceStore, windowSeconds: deps.signatureWindowSeconds, clock: deps.clock }),
+  ];
 }
 
 /**

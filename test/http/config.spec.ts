@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       publicBaseUrl: undefined,
       linkSigningSecret: undefined,
       signedLinkTtlSeconds: 900,
+      signatureWindowSeconds: 300,
       trustedProxies: [],
       mode: 'embedded',
     });
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       LINK_SIGNING_SECRET: LONG_TOKEN,
       PUBLIC_BASE_URL: 'https://api.example.com/v1/',
       SIGNED_LINK_TTL_SECONDS: '60',
+      SIGNATURE_WINDOW_SECONDS: '120',
       EVENTSTORE_URL: '',
       LOG_LEVEL: 'debug',
       SOMETHING_ELSE: '%%%',
@@ -63,6 +65,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       publicBaseUrl: 'https://api.example.com/v1',
       signedLinkTtlSeconds: 60,
+      signatureWindowSeconds: 120,
       mode: 'distributed',
     });
   });
@@ -80,6 +83,7 @@ describe('loadConfig', () => {
       EVENTSTORE_URL: 'tcp://es',
       PUBLIC_BASE_URL: 'https://api.example.com',
       SIGNED_LINK_TTL_SECONDS: '5',
+      SIGNATURE_WINDOW_SECONDS: '300.5',
     });
     expect(Object.keys(problems).sort()).toEqual(
       [
@@ -96,6 +100,7 @@ describe('loadConfig', () => {
         'SEED_PROJECTS',
         'SHUTDOWN_TIMEOUT_MS',
         'SIGNED_LINK_TTL_SECONDS',
+        'SIGNATURE_WINDOW_SECONDS',
       ].sort(),
     );
     expect(problems.ADMIN_TOKEN).toMatch(/required .* when EVENTSTORE_URL or MONGODB_URL is set/);
@@ -103,6 +108,8 @@ describe('loadConfig', () => {
     expect(problems.PROJECTION_BATCH_SIZE).toBe('must be at least 1');
     expect(problems.PUBLIC_BASE_URL).toBe('must end with /v1 (the API base URL)');
     expect(problems.LINK_SIGNING_SECRET).toMatch(/required .* when EVENTSTORE_URL or MONGODB_URL is set/);
+    expect(problems.SIGNATURE_WINDOW_SECONDS).toBe('must be a whole number between 10 and 3600');
+    expect(problemsOf({ SIGNATURE_WINDOW_SECONDS: '5' }).SIGNATURE_WINDOW_SECONDS).toBe('must be at least 10');
   });
 
   it('when the message is printed, then it lists one line per variable and never the values', () => {

@@ -1,0 +1,90 @@
+import { Redis } from 'ioredis';
+
+/**
+ * Single-use request-signing nonces (Authentication rule 6). Nonces are scoped per client: two clients may
+ * pick the same nonce without refusing each other.
+ */
+export interface NonceStore {
+  /** True the first time `nonce` is claimed for `clientId` within `ttlSeconds`; false while an earlier claim lives. */
+  claim(clientId: number, nonce: string, ttlSeconds: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+function nonceKey(clientId: number, nonce: string): string {
+  return `nonce:${clientId}:${nonce}`;
+}
+
+/**
+ * Shared by every API replica: `SET key 1 EX ttl NX` claims and expires in one atomic round trip. A Redis
+ * failure rejects the claim (the request is refused rather than let through unchecked).
+ */
+export function createRedisNonceStore(redisUrl: string, options: { timeoutMs?: number } = {}): NonceStore {
+  const timeoutMs = options.timeoutMs ?? 1_000;
+  const client = new Redis(redisUrl, {
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+  });
+  // A failed claim surfaces on the request that made it; reconnect attempts need no log line each.
+  client.on('error', () => {});
+  return {
+    async claim(clientId, nonce, ttlSeconds) {
+      return (await client.set(nonceKey(clientId, nonce), '1', 'EX', ttlSeconds, 'NX')) === 'OK';
+    },
+    async close() {
+      client.disconnect();
+    },
+  };
+}
+
+const IN_PROCESS_NONCE_CAPACITY = 200_000;
+
+/**
+ * Embedded mode: one process, so a Map of expiry times suffices. Memory is bounded: expired entries are
+ * swept from the front on every claim (entries are kept in expiry order when every claim uses the same TTL,
+ * as the signing check does), and all of them once the store is full. A store still full of live nonces
+ * then forgets the oldest: beyond `capacity` claims per TTL, replay protection is traded for bounded memory;
+ * deployments with that much signed traffic run Redis.
+ */
+export function createInProcessNonceStore(options: { capacity?: number; now?: () => number } = {}): NonceStore {
+  const capacity = options.capacity ?? IN_PROCESS_NONCE_CAPACITY;
+  const now = options.now ?? Date.now;
+  const expiries = new Map<string, number>();
+
+  const sweepFront = (at: number) => {
+    for (const [key, expiresAt] of expiries) {
+      if (expiresAt > at) return;
+      expiries.delete(key);
+    }
+  };
+  const sweepAll = (at: number) => {
+    for (const [key, expiresAt] of expiries) if (expiresAt <= at) expiries.delete(key);
+  };
+
+  return {
+    async claim(clientId, nonce, ttlSeconds) {
+      const at = now();
+      sweepFront(at);
+      const key = nonceKey(clientId, nonce);
+      const expiresAt = expiries.get(key);
+      if (expiresAt !== undefined && expiresAt > at) return false;
+      // Re-inserted at the end, so insertion order stays expiry order.
+      expiries.delete(key);
+      if (expiries.size >= capacity) sweepAll(at);
+      for (const oldest of expiries.keys()) {
+        if (expiries.size < capacity) break;
+        expiries.delete(oldest);
+      }
+      expiries.set(key, at + ttlSeconds * 1_000);
+      return true;
+    },
+    async close() {
+      expiries.clear();
+    },
+  };
+}
+
+export function createNonceStore(redisUrl: string | undefined): NonceStore {
+  return redisUrl ? createRedisNonceStore(redisUrl) : createInProcessNonceStore();
+}

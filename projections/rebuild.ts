@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent } from '../src/eventStore/eventStore.js';
+import type { LogReadAhead } from '../src/eventStore/sqliteEventStore.js';
 import type { GenerationStore, ReadStore } from '../src/readStore/readStore.js';
 import type { Projection } from './projection.js';
 import { FreshGenerationDocuments, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
@@ -63,13 +64,9 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     const head = await eventStore.headPosition();
     let processed = 0;
     let firstPosition: bigint | null = null;
-    let page = await eventStore.readAll({ maxCount: batchSize });
-    while (page.length > 0) {
-      const last = page.at(-1)!;
-      // Reading the next page while this one is projected overlaps I/O with work on a remote event store.
-      const nextPage = eventStore.readAll({ after: last.position, maxCount: batchSize });
-      // Awaited below; if projecting this page fails first, its rejection must not go unhandled.
-      nextPage.catch(() => undefined);
+    for await (const page of pagesOf(eventStore, batchSize)) {
+      const last = page.at(-1);
+      if (!last) break;
       const shares = router.split(page);
       for (const [index, target] of targets.entries()) {
         // The whole page's share was routed above; the halves of a failed page pick their own.
@@ -86,7 +83,6 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
           eventsPerSecond: processed / Math.max(elapsedSeconds(), 1e-9),
         });
       }
-      page = await nextPage;
     }
 
     for (const target of targets) {
@@ -99,6 +95,29 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     const unpromoted = targets.filter((target) => !target.promoted);
     await Promise.allSettled(unpromoted.map(({ generation }) => generation.discard()));
     throw error;
+  }
+}
+
+/**
+ * The whole log in pages, the last one empty. A store that can read ahead on another thread does (see
+ * LogReadAhead); otherwise the next page is read while this one is projected, which overlaps I/O with
+ * work on a remote event store.
+ */
+async function* pagesOf(eventStore: EventStore, batchSize: number): AsyncGenerator<RecordedEvent[]> {
+  const readsAhead = eventStore as EventStore & Partial<LogReadAhead>;
+  if (readsAhead.readAllAhead) {
+    yield* readsAhead.readAllAhead({ pageSize: batchSize });
+    return;
+  }
+  let page = await eventStore.readAll({ maxCount: batchSize });
+  for (;;) {
+    yield page;
+    const last = page.at(-1);
+    if (!last) return;
+    const nextPage = eventStore.readAll({ after: last.position, maxCount: batchSize });
+    // Awaited on the next turn; if projecting this page fails first, its rejection must not go unhandled.
+    nextPage.catch(() => undefined);
+    page = await nextPage;
   }
 }
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import {
   WrongExpectedRevisionError,
@@ -37,6 +39,8 @@ type EventRow = [id: string, type: string, data: string, metadata: string, strea
 
 const EMPTY_METADATA = '{}';
 
+const SELECT_ALL_AFTER = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
+
 function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
     id: row[0],
@@ -48,6 +52,174 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
     position: BigInt(row[6]),
     recordedAt: row[7],
   };
+}
+
+/**
+ * A reader of the whole log ahead of its consumer, which a rebuild uses instead of paging with readAll.
+ * Pages come in log order; the last one is empty (the head was reached when it was read). Stopping early
+ * (`return`, or leaving a for-await loop) ends the reading. An event's id, stream name and timestamp may
+ * share their page's text, which a consumer keeping one of them keeps alive.
+ */
+export interface LogReadAhead {
+  readAllAhead(options: { after?: bigint; pageSize: number }): AsyncIterableIterator<RecordedEvent[]>;
+}
+
+export type SqliteEventStore = EventStore & LogReadAhead;
+
+/** Pages a reader may have read and not yet handed out: enough to keep it busy while one is projected. */
+const READ_AHEAD_PAGES = 3;
+
+/**
+ * The read-ahead thread, as plain CommonJS source so that it runs without the TypeScript loader. On its own
+ * connection it steps through the log and sends each page as one text (every row's id, data, metadata,
+ * stream name and timestamp, back to back), their end offsets, and each row's type code, revision and
+ * position as numbers; types are sent once, with the page that first has them. SQLite's stepping and the
+ * rows' strings cost this thread, and one string and two typed arrays cost the clone to the consumer far
+ * less than a string per column and row: receiving the rows as arrays cost the consumer more than reading
+ * them itself. It reads a page for each credit it is sent, up to the first empty page, and runs until the
+ * consumer terminates it.
+ */
+const LOG_READER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+const select = db.prepare(workerData.sql).raw(true);
+let after = workerData.after;
+let ended = false;
+const typeCodes = new Map();
+function readPage() {
+  const rows = select.all(after, workerData.pageSize);
+  if (rows.length === 0) ended = true;
+  else after = rows[rows.length - 1][6];
+  const newTypes = [];
+  const parts = new Array(rows.length * 5);
+  const ends = new Int32Array(rows.length * 5);
+  const numbers = new Float64Array(rows.length * 3);
+  let length = 0;
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index];
+    let code = typeCodes.get(row[1]);
+    if (code === undefined) {
+      code = typeCodes.size;
+      typeCodes.set(row[1], code);
+      newTypes.push(row[1]);
+    }
+    numbers[index * 3] = code;
+    numbers[index * 3 + 1] = row[5];
+    numbers[index * 3 + 2] = row[6];
+    const at = index * 5;
+    parts[at] = row[0]; length += row[0].length; ends[at] = length;
+    parts[at + 1] = row[2]; length += row[2].length; ends[at + 1] = length;
+    parts[at + 2] = row[3]; length += row[3].length; ends[at + 2] = length;
+    parts[at + 3] = row[4]; length += row[4].length; ends[at + 3] = length;
+    parts[at + 4] = row[7]; length += row[7].length; ends[at + 4] = length;
+  }
+  return { count: rows.length, newTypes, text: parts.join(''), ends, numbers };
+}
+parentPort.on('message', (credits) => {
+  try {
+    for (let page = 0; page < credits && !ended; page++) {
+      const message = readPage();
+      parentPort.postMessage(message, [message.ends.buffer, message.numbers.buffer]);
+    }
+  } catch (cause) {
+    ended = true;
+    parentPort.postMessage({ error: String(cause && cause.message) });
+  }
+});
+`;
+
+/** See LOG_READER_SOURCE. */
+interface ReadPage {
+  count: number;
+  newTypes: string[];
+  text: string;
+  ends: Int32Array;
+  numbers: Float64Array;
+}
+type ReaderMessage = ReadPage | { error: string };
+
+/** `types`: the type of each code so far, to which the page's new types are added. */
+function eventsOf(page: ReadPage, types: string[]): RecordedEvent[] {
+  for (const type of page.newTypes) types.push(type);
+  const { text, ends, numbers } = page;
+  const events = new Array<RecordedEvent>(page.count);
+  let start = 0;
+  for (let index = 0; index < page.count; index++) {
+    const at = index * 5;
+    const idEnd = ends[at]!;
+    const dataEnd = ends[at + 1]!;
+    const metadataEnd = ends[at + 2]!;
+    const streamEnd = ends[at + 3]!;
+    const recordedEnd = ends[at + 4]!;
+    events[index] = {
+      id: text.slice(start, idEnd),
+      type: types[numbers[index * 3]!]!,
+      data: JSON.parse(text.slice(idEnd, dataEnd)) as object,
+      metadata: metadataEnd - dataEnd === 2 ? {} : (JSON.parse(text.slice(dataEnd, metadataEnd)) as Record<string, unknown>),
+      streamName: text.slice(metadataEnd, streamEnd),
+      revision: numbers[index * 3 + 1]!,
+      position: BigInt(numbers[index * 3 + 2]!),
+      recordedAt: text.slice(streamEnd, recordedEnd),
+    };
+    start = recordedEnd;
+  }
+  return events;
+}
+
+/** Pages of the log from a read-ahead thread on `file` (see LOG_READER_SOURCE). */
+async function* readAheadInWorker(file: string, after: bigint, pageSize: number): AsyncGenerator<RecordedEvent[]> {
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a whole number >= 1, got ${pageSize}`);
+  const worker = new Worker(LOG_READER_SOURCE, {
+    eval: true,
+    workerData: {
+      file,
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      sql: SELECT_ALL_AFTER,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      after: Number(after),
+      pageSize,
+    },
+  });
+  const received: ReaderMessage[] = [];
+  const types: string[] = [];
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const woken = () => {
+    wake?.();
+    wake = undefined;
+  };
+  worker.on('message', (message: ReaderMessage) => {
+    received.push(message);
+    woken();
+  });
+  worker.on('error', (error) => {
+    failure ??= error;
+    woken();
+  });
+  worker.on('exit', () => {
+    failure ??= new Error('The log reader thread exited');
+    woken();
+  });
+  worker.postMessage(READ_AHEAD_PAGES);
+  try {
+    for (;;) {
+      const message = received.shift();
+      if (!message) {
+        if (failure) throw failure;
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      if ('error' in message) throw new Error(message.error);
+      const page = eventsOf(message, types);
+      if (page.length > 0) worker.postMessage(1);
+      yield page;
+      if (page.length === 0) return;
+    }
+  } finally {
+    await worker.terminate();
+  }
 }
 
 function matchesExpectedRevision(expected: ExpectedRevision, actual: number | 'no_stream'): boolean {
@@ -68,7 +240,7 @@ function firstRevisionFor(expected: ExpectedRevision): number | undefined {
  * Embedded event store: one SQLite file in WAL mode. Appends take the write lock up front (BEGIN IMMEDIATE)
  * so that several processes on one file serialise instead of failing on a read-to-write lock upgrade.
  */
-export function createSqliteEventStore(options: { file: string }): EventStore {
+export function createSqliteEventStore(options: { file: string }): SqliteEventStore {
   const db = new Database(options.file);
   // Set first: switching a new file to WAL takes a lock that other processes opening it may hold.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -90,9 +262,7 @@ export function createSqliteEventStore(options: { file: string }): EventStore {
       `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_name = ? AND stream_revision >= ? ORDER BY stream_revision`,
     )
     .raw(true);
-  const selectAllAfter = db
-    .prepare<[bigint, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
-    .raw(true);
+  const selectAllAfter = db.prepare<[bigint, number], EventRow>(SELECT_ALL_AFTER).raw(true);
   const selectHeadPosition = db.prepare<[], number | null>('SELECT MAX(position) FROM events').pluck();
   const selectOne = db.prepare<[], number>('SELECT 1').pluck();
 
@@ -145,6 +315,16 @@ export function createSqliteEventStore(options: { file: string }): EventStore {
 
   function readAllAfter(after: bigint, maxCount: number): RecordedEvent[] {
     return selectAllAfter.all(after, maxCount).map(toRecordedEvent);
+  }
+
+  /** An in-memory database has no file another connection could open. */
+  async function* readAheadOnThisThread(after: bigint, pageSize: number): AsyncGenerator<RecordedEvent[]> {
+    for (let position = after; ; ) {
+      const page = readAllAfter(position, pageSize);
+      yield page;
+      if (page.length === 0) return;
+      position = page.at(-1)!.position;
+    }
   }
 
   const appendListeners = new Set<() => void>();
@@ -221,6 +401,11 @@ export function createSqliteEventStore(options: { file: string }): EventStore {
 
     async readAll(options) {
       return readAllAfter(options?.after ?? 0n, options?.maxCount ?? DEFAULT_READ_ALL_PAGE_SIZE);
+    },
+
+    readAllAhead({ after = 0n, pageSize }) {
+      if (db.memory) return readAheadOnThisThread(after, pageSize);
+      return readAheadInWorker(options.file, after, pageSize);
     },
 
     async headPosition() {

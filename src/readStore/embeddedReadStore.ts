@@ -844,16 +844,19 @@ class CollectionMirror {
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * One write of a generation, serialised by column (row i: physicals[rowPhysicals[i]], ids[i], jsons[i], null
- * for a delete), which costs the structured clone that carries it to the thread less than a tuple per row.
+ * One write of a generation. Row i goes to physicals[rowPhysicals[i]]; `text` holds each row's stored id
+ * (idLengths[i] characters) followed by its document's JSON (docLengths[i] characters, -1 for a delete).
+ * One string and a few typed arrays cost the structured clone that carries them to the thread far less than
+ * a string per row.
  */
 interface WriterBatch {
   generation: string;
   scope: string;
   physicals: string[];
-  rowPhysicals: number[];
-  ids: string[];
-  jsons: Array<string | null>;
+  rowPhysicals: Int32Array<ArrayBuffer>;
+  idLengths: Int32Array<ArrayBuffer>;
+  docLengths: Int32Array<ArrayBuffer>;
+  text: string;
   checkpoints: Array<[name: string, position: string]>;
 }
 
@@ -876,17 +879,25 @@ const deleteDoc = db.prepare(workerData.sql.deleteDoc);
 const upsertCheckpoint = db.prepare(workerData.sql.upsertCheckpoint);
 const commit = db.transaction((batch) => {
   const versions = new Map();
-  for (let row = 0; row < batch.ids.length; row++) {
+  const text = batch.text;
+  let offset = 0;
+  for (let row = 0; row < batch.rowPhysicals.length; row++) {
     const physical = batch.physicals[batch.rowPhysicals[row]];
-    const id = batch.ids[row];
-    const json = batch.jsons[row];
+    const idEnd = offset + batch.idLengths[row];
+    const id = text.slice(offset, idEnd);
+    const docLength = batch.docLengths[row];
     let version = versions.get(physical);
     if (version === undefined) {
       version = bumpVersion.get(physical);
       versions.set(physical, version);
     }
-    if (json === null) deleteDoc.run(physical, id);
-    else upsertDoc.run(physical, id, version, json);
+    if (docLength < 0) {
+      deleteDoc.run(physical, id);
+      offset = idEnd;
+    } else {
+      offset = idEnd + docLength;
+      upsertDoc.run(physical, id, version, text.slice(idEnd, offset));
+    }
   }
   for (const [name, position] of batch.checkpoints) upsertCheckpoint.run(batch.scope, name, position);
 });
@@ -966,7 +977,7 @@ class GenerationWriter {
   send(batch: WriterBatch, chars: number): void {
     this.assertWritable(batch.generation);
     if (this.inFlight.length === 0) this.worker.ref();
-    this.worker.postMessage(batch);
+    this.worker.postMessage(batch, [batch.rowPhysicals.buffer, batch.idLengths.buffer, batch.docLengths.buffer]);
     this.inFlight.push({ generation: batch.generation, chars });
     this.inFlightChars += chars;
   }
@@ -1300,32 +1311,43 @@ class EmbeddedEngine implements StoreView {
     writer.assertWritable(generation.id);
     // Another connection may have declared indexes since.
     this.syncWithOtherConnections();
-    const batch: WriterBatch = {
-      generation: generation.id,
-      scope: generation.checkpointScope,
-      physicals: [],
-      rowPhysicals: [],
-      ids: [],
-      jsons: [],
-      checkpoints: checkpoints.map(({ name, position }) => [name, String(position)]),
-    };
+    const physicals: string[] = [];
     const targets = new Map<string, { index: number; keys: UniqueKeys; changes: DocChange[] }>();
     for (const { collection } of ops) {
       if (targets.has(collection)) continue;
       const physical = generation.physicals.get(collection);
       const keys = physical === undefined ? undefined : this.generationKeysOf(generation, writer, physical, collection);
       if (physical === undefined || !keys) return false;
-      targets.set(collection, { index: batch.physicals.push(physical) - 1, keys, changes: [] });
+      targets.set(collection, { index: physicals.push(physical) - 1, keys, changes: [] });
     }
+    const prepared = prepareWrite(ops, checkpoints);
+    const rowPhysicals = new Int32Array(prepared.length);
+    const idLengths = new Int32Array(prepared.length);
+    const docLengths = new Int32Array(prepared.length);
+    const parts = new Array<string>(prepared.length * 2);
     let chars = 0;
-    for (const { collection, id, doc, json } of prepareWrite(ops, checkpoints)) {
+    for (let row = 0; row < prepared.length; row++) {
+      const { collection, id, doc, json } = prepared[row]!;
       const target = targets.get(collection)!;
       if (!target.keys.isEmpty) target.changes.push({ id, doc });
-      batch.rowPhysicals.push(target.index);
-      batch.ids.push(idKey(id));
-      batch.jsons.push(json ?? null);
+      const storedId = idKey(id);
+      rowPhysicals[row] = target.index;
+      idLengths[row] = storedId.length;
+      docLengths[row] = json === undefined ? -1 : json.length;
+      parts[row * 2] = storedId;
+      parts[row * 2 + 1] = json ?? '';
       chars += json?.length ?? 0;
     }
+    const batch: WriterBatch = {
+      generation: generation.id,
+      scope: generation.checkpointScope,
+      physicals,
+      rowPhysicals,
+      idLengths,
+      docLengths,
+      text: parts.join(''),
+      checkpoints: checkpoints.map(({ name, position }) => [name, String(position)]),
+    };
     for (const { keys, changes } of targets.values()) keys.check(changes);
     writer.send(batch, chars);
     for (const { keys, changes } of targets.values()) for (const change of changes) keys.apply(change);

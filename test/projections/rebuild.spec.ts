@@ -77,6 +77,64 @@ describe('rebuild', () => {
     for (const projection of allProjections) expect(await rebuilt.getCheckpoint(projection.name)).toBe(head);
   });
 
+  it('when the event store is a database file, then the rebuild reads it ahead on another thread and equals incremental projection', async () => {
+    const { eventStore: memoryEvents, readStore: incremental } = stores();
+    const history = catalogueHistory({ projects: 30, seed: 17 });
+    const head = await appendEvents(memoryEvents, history);
+    await projectIncrementally(memoryEvents, incremental);
+    const dataDir = mkdtempSync(join(tmpdir(), 'rebuild-events-file-'));
+    const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
+    const rebuilt = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
+    cleanups.push(
+      async () => rmSync(dataDir, { recursive: true, force: true }),
+      () => eventStore.close(),
+      () => rebuilt.close(),
+    );
+    expect(await appendEvents(eventStore, history)).toBe(head);
+
+    const result = await rebuildProjections({ eventStore, readStore: rebuilt, projections: allProjections, batchSize: 64 });
+
+    expect(result.events).toBe(Number(head));
+    expect(JSON.stringify(await readModelOf(rebuilt, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
+    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(projection.name)).toBe(head);
+  });
+
+  it('when a database file is read ahead, then its pages hold the events readAll gives, in order, and end with an empty page', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'read-ahead-'));
+    const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
+    cleanups.push(
+      async () => rmSync(dataDir, { recursive: true, force: true }),
+      () => eventStore.close(),
+    );
+    await appendEvents(eventStore, catalogueHistory({ projects: 5, seed: 19 }));
+    await eventStore.appendToStream('unicode-1', [{ type: 'Noted', data: { text: 'Studio – 1 Bedroom, Dubaï 😀' }, metadata: { actor: 'é' } }], {
+      expectedRevision: 'no_stream',
+    });
+    const after = 3n;
+
+    const pages: Array<Awaited<ReturnType<typeof eventStore.readAll>>> = [];
+    for await (const page of eventStore.readAllAhead({ after, pageSize: 10 })) pages.push(page);
+
+    expect(pages.at(-1)).toEqual([]);
+    expect(pages.slice(0, -1).every((page) => page.length > 0 && page.length <= 10)).toBe(true);
+    expect(pages.flat()).toEqual(await eventStore.readAll({ after, maxCount: 1_000_000 }));
+  });
+
+  it('when reading ahead is stopped before the end, then the reader ends and the store still closes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'read-ahead-stop-'));
+    const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    await appendEvents(eventStore, catalogueHistory({ projects: 5, seed: 23 }));
+
+    const pages = eventStore.readAllAhead({ pageSize: 2 });
+    const first = await pages.next();
+    await pages.return(undefined);
+
+    expect(first.value).toHaveLength(2);
+    expect(await pages.next()).toEqual({ done: true, value: undefined });
+    await eventStore.close();
+  });
+
   it('when a page gets through only in halves (a slug handed over, then its giver edited), then the rebuild equals incremental projection', async () => {
     const { eventStore, readStore: incremental } = stores();
     const firstPage = [...referenceCatalogue(), projectCreated(1, { slug: 'marina-heights' }), projectCreated(2, { slug: 'marina-heights-2' })];

@@ -1,6 +1,6 @@
 import type { Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
 import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
-import { noClientControls, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
+import { noClientControls, type CatalogueRestriction, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
 import { effectiveGrants } from '../src/access/grants.js';
 import type { PlanEvent } from '../src/access/plan.js';
 import type { Subscription, SubscriptionEvent } from '../src/access/subscription.js';
@@ -40,6 +40,8 @@ interface ClientOwnFields {
   status: ClientStatus;
   /** Request signing and per-environment domain and IP policy, as last set. */
   controls: ClientControls;
+  /** Authentication rule 8; null = the whole catalogue. */
+  restriction: CatalogueRestriction;
   /** null = no subscription recorded: access is governed by the client's and plan's status alone. */
   subscription: Omit<Subscription, 'client_id'> | null;
   /** The client's own lists, which replace the plan's; null = the plan's. */
@@ -128,6 +130,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         status: 'active',
         controls: noClientControls(),
         subscription: null,
+        restriction: null,
         scope_overrides: scopes,
         entitlement_overrides: entitlements,
         created_at: at,
@@ -155,6 +158,10 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
     case 'ClientControlsSet':
       if (!current) return;
       client = { ...current, controls: event.data.controls, updated_at: event.data.at };
+      break;
+    case 'ClientRestrictionSet':
+      if (!current) return;
+      client = { ...current, restriction: event.data.restriction, updated_at: event.data.at };
       break;
     default:
       return assertNever(event);
@@ -234,6 +241,7 @@ export const accessProjection: Projection<AccessEvent> = {
     ClientRevised: true,
     ClientStatusChanged: true,
     ClientControlsSet: true,
+    ClientRestrictionSet: true,
     ApiKeyIssued: true,
     ApiKeyRevoked: true,
     ApiKeyDeactivated: true,
@@ -250,6 +258,7 @@ export const accessProjection: Projection<AccessEvent> = {
       case 'ClientRevised':
       case 'ClientStatusChanged':
       case 'ClientControlsSet':
+      case 'ClientRestrictionSet':
         return applyClientEvent(event, ctx);
       case 'ApiKeyIssued':
       case 'ApiKeyRevoked':

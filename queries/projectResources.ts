@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Entitlement, Scope } from '../src/access/accessContext.js';
 import type { PdfDocument } from '../src/catalogue/project.js';
-import { ApiError } from '../src/domain/errors.js';
+import { ApiError, NotFound } from '../src/domain/errors.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
 import { PROJECT_RESOURCES, type ProjectResourcesDoc } from '../projections/projectResources.js';
 import { PROJECTS, type ProjectDoc } from '../projections/projects.js';
+import { catalogueScopeOf, projectInScope, type CatalogueScope } from './catalogueScope.js';
 import { getPublished, idListParameter } from './queryParameters.js';
 import { projectParams } from './projects.js';
 import type { QueryDeps, QueryErrorKind, QueryRoute } from './queryRoute.js';
@@ -133,9 +134,10 @@ function shapeBrochure(resources: ProjectResourcesDoc, { baseUrl, deps }: Shapin
   return documentLink(resources.brochure, baseUrl, deps.linkSigner, deps.clock());
 }
 
-/** A published project's related collections; an inaccessible project is the one 404. */
-async function publishedResources(readStore: ReadStore, project: string): Promise<ProjectResourcesDoc> {
+/** A published project's related collections; an unpublished or out-of-scope project is the one 404. */
+async function publishedResources(readStore: ReadStore, project: string, scope: CatalogueScope): Promise<ProjectResourcesDoc> {
   const doc = await getPublished<ProjectDoc>(readStore, PROJECTS, project);
+  if (!projectInScope(scope, doc)) throw new NotFound();
   const resources = await readStore.get<ProjectResourcesDoc>(PROJECT_RESOURCES, doc.id);
   if (!resources) throw new Error(`Project ${doc.id} has no related-resources document.`);
   return resources;
@@ -178,8 +180,8 @@ const subResourceRoutes: QueryRoute[] = subResources.map(
     query: z.object({}).strict(),
     response: subResource.response,
     errors: ['notFound', ...(subResource.errors ?? [])],
-    async handle({ params, baseUrl }, deps) {
-      const resources = await publishedResources(deps.readStore, params.project);
+    async handle({ params, baseUrl, access }, deps) {
+      const resources = await publishedResources(deps.readStore, params.project, await catalogueScopeOf(deps.readStore, access));
       return { data: subResource.shape(resources, { baseUrl, deps }) };
     },
   }),
@@ -197,9 +199,12 @@ const relatedProjects: QueryRoute<typeof projectParams, z.ZodObject> = {
   query: z.object({}).strict(),
   response: z.array(projectSummarySchema),
   errors: ['notFound'],
-  async handle({ params, baseUrl }, { readStore }) {
-    const resources = await publishedResources(readStore, params.project);
-    const related = (await readStore.getMany<ProjectDoc>(PROJECTS, resources.related_project_ids)).filter((project) => project.published);
+  async handle({ params, baseUrl, access }, { readStore }) {
+    const scope = await catalogueScopeOf(readStore, access);
+    const resources = await publishedResources(readStore, params.project, scope);
+    const related = (await readStore.getMany<ProjectDoc>(PROJECTS, resources.related_project_ids)).filter(
+      (project) => project.published && projectInScope(scope, project),
+    );
     const references = await projectReferences(readStore, related);
     return { data: serializedSummaries.array(related, references, baseUrl) };
   },
@@ -303,10 +308,13 @@ const projectResourcesBatch: QueryRoute<z.ZodObject, typeof resourcesQuery> = {
   }),
   errors: [],
   weighted: true,
-  async handle({ query, baseUrl }, deps) {
+  async handle({ query, baseUrl, access }, deps) {
     const { readStore } = deps;
+    const scope = await catalogueScopeOf(readStore, access);
     const published = new Set(
-      (await readStore.getMany<ProjectDoc>(PROJECTS, query.ids)).filter((project) => project.published).map((project) => project.id),
+      (await readStore.getMany<ProjectDoc>(PROJECTS, query.ids))
+        .filter((project) => project.published && projectInScope(scope, project))
+        .map((project) => project.id),
     );
     const returned = query.ids.filter((id) => published.has(id));
     const resourcesById = new Map(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { projectNatures } from '../src/catalogue/project.js';
+import { NotFound } from '../src/domain/errors.js';
 import type { Filter, ReadStore } from '../src/readStore/readStore.js';
 import { PROJECT_CHANGES, type ChangeKind, type ProjectChangeDoc } from '../projections/changeFeed.js';
 import { COMMUNITIES } from '../projections/communities.js';
@@ -22,6 +23,7 @@ import {
   sortSpec,
   updatedSinceSchema,
 } from './queryParameters.js';
+import { catalogueScopeOf, projectInScope, withinCommunities } from './catalogueScope.js';
 import type { QueryRoute } from './queryRoute.js';
 import {
   projectDetailSchema,
@@ -143,11 +145,12 @@ const listProjects: QueryRoute<z.ZodObject, typeof listProjectsQuery> = {
   meta: z.object({ pagination: paginationSchema, quota_units: z.number().int().optional() }),
   errors: [],
   weighted: true,
-  async handle({ query, baseUrl }, { readStore }) {
+  async handle({ query, baseUrl, access }, { readStore }) {
     const detail = query.view === 'detail';
     const page = query.page ?? 1;
     const perPage = query.per_page ?? (detail ? query.ids!.length : DEFAULT_PER_PAGE);
-    const filter = await projectFilter(readStore, query);
+    const asked = await projectFilter(readStore, query);
+    const filter = asked && withinCommunities(await catalogueScopeOf(readStore, access), asked, 'community_id');
     const found = filter ? await findProjects(readStore, query, filter, (page - 1) * perPage, perPage) : { items: [], total: 0 };
     const references = await projectReferences(readStore, found.items);
     const represent = detail ? serializedDetails : serializedSummaries;
@@ -173,8 +176,9 @@ const getProject: QueryRoute<typeof projectParams, z.ZodObject> = {
   query: z.object({}).strict(),
   response: projectDetailSchema,
   errors: ['notFound'],
-  async handle({ params, baseUrl }, { readStore }) {
+  async handle({ params, baseUrl, access }, { readStore }) {
     const project = await getPublished<ProjectDoc>(readStore, PROJECTS, params.project);
+    if (!projectInScope(await catalogueScopeOf(readStore, access), project)) throw new NotFound();
     return { data: serializedDetails.one(project, await projectReferences(readStore, [project]), baseUrl) };
   },
 };
@@ -245,9 +249,10 @@ const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
   response: z.array(projectChangeSchema),
   meta: z.object({ pagination: paginationSchema }),
   errors: [],
-  async handle({ query, baseUrl }, { readStore }) {
+  async handle({ query, baseUrl, access }, { readStore }) {
     const page = query.page ?? 1;
     const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+    const scope = await catalogueScopeOf(readStore, access);
     const { items: changes } = await readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
       filter: { changed_at: { $gt: query.updated_since } },
       sort: [['position', 1]],
@@ -256,7 +261,12 @@ const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
     const projects = new Map(
       (await readStore.getMany<ProjectDoc>(PROJECTS, changed.map((entry) => entry.projectId))).map((project) => [project.id, project]),
     );
-    const reported = changed.filter((entry) => projects.get(entry.projectId)?.published === true || entry.removed);
+    // Outside the client's scope a project is not reported at all, removed or not.
+    const reported = changed.filter((entry) => {
+      const project = projects.get(entry.projectId);
+      if (scope.communityIds !== null && !(project && projectInScope(scope, project))) return false;
+      return project?.published === true || entry.removed;
+    });
     const pageItems = reported.slice((page - 1) * perPage, page * perPage);
     const visible = pageItems.flatMap((entry) => {
       const project = projects.get(entry.projectId);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { projectNatures, projectStatuses } from '../src/catalogue/project.js';
 import { unitTypeKinds } from '../src/catalogue/unitType.js';
+import { NotFound } from '../src/domain/errors.js';
 import type { Filter, ReadStore } from '../src/readStore/readStore.js';
 import { CATALOG_METADATA, CATALOG_METADATA_ID, type CatalogMetadataDoc } from '../projections/catalogMetadata.js';
 import { COMMUNITIES, type CommunityDoc } from '../projections/communities.js';
@@ -21,6 +22,7 @@ import {
   sortSpec,
   updatedSinceSchema,
 } from './queryParameters.js';
+import { catalogueScopeOf, communityInScope, stateInScope, withinCommunities } from './catalogueScope.js';
 import type { QueryRoute } from './queryRoute.js';
 import {
   communityRepresentation,
@@ -140,9 +142,11 @@ const listCommunities: QueryRoute<typeof noParams, typeof communitiesQuery> = {
   response: z.array(communitySchema),
   meta: listMeta,
   errors: [],
-  async handle({ query, baseUrl }, { readStore }) {
+  async handle({ query, baseUrl, access }, { readStore }) {
     const stateId = query.state === undefined ? undefined : await publishedId(readStore, STATES, query.state);
-    const page = await listPublished<CommunityDoc>(readStore, COMMUNITIES, query, stateId === null ? null : stateId === undefined ? {} : { state_id: stateId });
+    const byState: Filter | null = stateId === null ? null : stateId === undefined ? {} : { state_id: stateId };
+    const scope = await catalogueScopeOf(readStore, access);
+    const page = await listPublished<CommunityDoc>(readStore, COMMUNITIES, query, byState && withinCommunities(scope, byState, 'id'));
     return { data: await communitiesWithStates(readStore, page.items, baseUrl), meta: { pagination: page.pagination } };
   },
 };
@@ -158,8 +162,9 @@ const getCommunity: QueryRoute<typeof idOrSlugParams, typeof noQuery> = {
   query: noQuery,
   response: communitySchema,
   errors: ['notFound'],
-  async handle({ params, baseUrl }, { readStore }) {
+  async handle({ params, baseUrl, access }, { readStore }) {
     const community = await getPublished<CommunityDoc>(readStore, COMMUNITIES, params.idOrSlug);
+    if (!communityInScope(await catalogueScopeOf(readStore, access), community.id)) throw new NotFound();
     return { data: (await communitiesWithStates(readStore, [community], baseUrl))[0] };
   },
 };
@@ -175,8 +180,10 @@ const getState: QueryRoute<typeof idOrSlugParams, typeof noQuery> = {
   query: noQuery,
   response: stateSchema,
   errors: ['notFound'],
-  async handle({ params }, { readStore }) {
-    return { data: stateRepresentation(await getPublished<StateDoc>(readStore, STATES, params.idOrSlug)) };
+  async handle({ params, access }, { readStore }) {
+    const state = await getPublished<StateDoc>(readStore, STATES, params.idOrSlug);
+    if (!stateInScope(await catalogueScopeOf(readStore, access), state.id)) throw new NotFound();
+    return { data: stateRepresentation(state) };
   },
 };
 
@@ -208,7 +215,7 @@ const listSubCommunities: QueryRoute<typeof noParams, typeof subCommunitiesQuery
   response: z.array(subCommunitySchema),
   meta: listMeta,
   errors: [],
-  async handle({ query }, { readStore }) {
+  async handle({ query, access }, { readStore }) {
     const [stateId, communityId] = await Promise.all([
       query.state === undefined ? undefined : publishedId(readStore, STATES, query.state),
       query.community === undefined ? undefined : publishedId(readStore, COMMUNITIES, query.community),
@@ -217,7 +224,8 @@ const listSubCommunities: QueryRoute<typeof noParams, typeof subCommunitiesQuery
       stateId === null || communityId === null
         ? null
         : { ...(stateId === undefined ? {} : { state_id: stateId }), ...(communityId === undefined ? {} : { community_id: communityId }) };
-    const page = await listPublished<SubCommunityDoc>(readStore, SUB_COMMUNITIES, query, extra);
+    const scope = await catalogueScopeOf(readStore, access);
+    const page = await listPublished<SubCommunityDoc>(readStore, SUB_COMMUNITIES, query, extra && withinCommunities(scope, extra, 'community_id'));
     return { data: await subCommunitiesWithReferences(readStore, page.items), meta: { pagination: page.pagination } };
   },
 };
@@ -233,8 +241,9 @@ const getSubCommunity: QueryRoute<typeof idOrSlugParams, typeof noQuery> = {
   query: noQuery,
   response: subCommunitySchema,
   errors: ['notFound'],
-  async handle({ params }, { readStore }) {
+  async handle({ params, access }, { readStore }) {
     const subCommunity = await getPublished<SubCommunityDoc>(readStore, SUB_COMMUNITIES, params.idOrSlug);
+    if (!communityInScope(await catalogueScopeOf(readStore, access), subCommunity.community_id)) throw new NotFound();
     return { data: (await subCommunitiesWithReferences(readStore, [subCommunity]))[0] };
   },
 };

@@ -1,4 +1,4 @@
-import type { EnvironmentControls } from './client.js';
+import type { CatalogueRestriction, EnvironmentControls } from './client.js';
 
 /** Scopes and entitlements as the spec's Authentication section names them. */
 export const SCOPES = [
@@ -48,4 +48,6 @@ export interface AccessContext {
    * to it is in a live context (Authentication rule 3, src/http/networkControls.ts).
    */
   liveDomain: string | null;
+  /** Authentication rule 8 (queries/catalogueScope.ts); null = the whole catalogue. */
+  restriction: CatalogueRestriction;
 }

@@ -37,17 +37,24 @@ export const noClientControls = (): ClientControls => ({
   environments: { live: noEnvironmentControls(), test: noEnvironmentControls() },
 });
 
+/**
+ * Authentication rule 8: the client sees only these states; a state without communities grants all its
+ * published communities, listed communities narrow the state to them. null = the whole catalogue.
+ */
+export type CatalogueRestriction = { states: Array<{ state_id: number; community_ids: number[] }> } | null;
+
 export type ClientEvent =
   | DomainEvent<'ClientRegistered', ClientFields & { client_id: number; at: string }>
   | DomainEvent<'ClientRevised', { client_id: number; changes: Partial<ClientFields>; at: string }>
   | DomainEvent<'ClientStatusChanged', { client_id: number; status: ClientStatus; previous_status: ClientStatus; at: string }>
-  | DomainEvent<'ClientControlsSet', { client_id: number; controls: ClientControls; at: string }>;
+  | DomainEvent<'ClientControlsSet', { client_id: number; controls: ClientControls; at: string }>
+  | DomainEvent<'ClientRestrictionSet', { client_id: number; restriction: CatalogueRestriction; at: string }>;
 
 /**
  * An API consumer (an agency, a portal). The aggregate's state is null before ClientRegistered. Only an
  * active client's keys are served: suspended and inactive clients get their own 403 codes.
  */
-export type Client = ClientFields & { status: ClientStatus; controls: ClientControls };
+export type Client = ClientFields & { status: ClientStatus; controls: ClientControls; restriction: CatalogueRestriction };
 
 export const clientStream = (id: number): string => `client-${id}`;
 
@@ -55,7 +62,7 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
   switch (event.type) {
     case 'ClientRegistered': {
       const { name, plan_id, scopes, entitlements } = event.data;
-      return { name, plan_id, scopes, entitlements, status: 'active', controls: noClientControls() };
+      return { name, plan_id, scopes, entitlements, status: 'active', controls: noClientControls(), restriction: null };
     }
     case 'ClientRevised':
       return client && { ...client, ...event.data.changes };
@@ -63,6 +70,8 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
       return client && { ...client, status: event.data.status };
     case 'ClientControlsSet':
       return client && { ...client, controls: event.data.controls };
+    case 'ClientRestrictionSet':
+      return client && { ...client, restriction: event.data.restriction };
     default:
       return assertNever(event);
   }

@@ -36,6 +36,7 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string, n
     requestSigning: client.controls.request_signing,
     networkControls: client.controls.environments[environment],
     liveDomain: client.controls.environments.live.domain,
+    restriction: client.restriction,
   };
 }
 

@@ -63,6 +63,7 @@ describe('lookupAccess', () => {
       requestSigning: false,
       networkControls: { domain: null, ip_allow: [], ip_deny: [] },
       liveDomain: null,
+      restriction: null,
     });
   });
 

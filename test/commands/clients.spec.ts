@@ -3,6 +3,7 @@ import { decide as registerClient, type RegisterClient } from '../../commands/cl
 import { decide as changeClientStatus } from '../../commands/clients/changeClientStatus.js';
 import { decide as reviseClient } from '../../commands/clients/reviseClient.js';
 import { decide as setClientControls } from '../../commands/clients/setClientControls.js';
+import { decide as setClientRestriction } from '../../commands/clients/setClientRestriction.js';
 import { clientAggregate, type ClientEvent } from '../../src/access/client.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
@@ -103,5 +104,33 @@ describe('setClientControls', () => {
 
   it('when the client does not exist, then NOT_FOUND', () => {
     spec.given([]).when(controls).thenThrows('NOT_FOUND');
+  });
+});
+
+describe('setClientRestriction', () => {
+  const spec = deciderSpec(clientAggregate, setClientRestriction);
+  const restricted: ClientEvent = {
+    type: 'ClientRestrictionSet',
+    data: { client_id: 1, restriction: { states: [{ state_id: 1, community_ids: [] }, { state_id: 2, community_ids: [3, 5] }] }, at },
+  };
+
+  it('when a restriction is set, then ClientRestrictionSet records it with states and communities in id order', () => {
+    spec
+      .given([registered])
+      .when({ restriction: { states: [{ state_id: 2, community_ids: [5, 3] }, { state_id: 1, community_ids: [] }] } })
+      .then([restricted]);
+  });
+
+  it('when the same restriction is set again in another order, then nothing is recorded', () => {
+    spec.given([registered, restricted]).when({ restriction: { states: [{ state_id: 2, community_ids: [3, 5] }, { state_id: 1, community_ids: [] }] } }).then([]);
+  });
+
+  it('when the restriction is lifted, then null is recorded; lifting it again records nothing', () => {
+    spec.given([registered, restricted]).when({ restriction: null }).then([{ type: 'ClientRestrictionSet', data: { client_id: 1, restriction: null, at } }]);
+    spec.given([registered]).when({ restriction: null }).then([]);
+  });
+
+  it('when the client does not exist, then NOT_FOUND', () => {
+    spec.given([]).when({ restriction: null }).thenThrows('NOT_FOUND');
   });
 });

@@ -98,6 +98,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
         request_signing: false,
         environments: { live: { domain: null, ip_allow: [], ip_deny: [] }, test: { domain: null, ip_allow: [], ip_deny: [] } },
       },
+      restriction: null,
       scopes: null,
       entitlements: ['floorplans', 'images'],
       effective_scopes: ['projects:read', 'developers:read'],

@@ -74,6 +74,7 @@ describe('demo client on the first embedded start', () => {
         requestSigning: false,
         networkControls: { domain: null, ip_allow: [], ip_deny: [] },
         liveDomain: null,
+        restriction: null,
       });
     }
 

@@ -431,6 +431,10 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
           data: { client_id: 2, status: 'active', period_start: at, period_end: null, trial_ends_at: null, payment_due_at: null, grace_days: 7, paid: true, at },
         },
       },
+      clientEvent({
+        type: 'ClientRestrictionSet',
+        data: { client_id: 2, restriction: { states: [{ state_id: 1, community_ids: [] }, { state_id: 2, community_ids: [3] }] }, at },
+      }),
       apiKeyIssued(10_000, 1, 'live', at),
       apiKeyEvent({ type: 'ApiKeyRotated', data: { api_key_id: 1, client_id: 1, successor_key_id: 10_000, rotation_ends_at: at, at } }),
     );

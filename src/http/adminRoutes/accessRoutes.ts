@@ -8,6 +8,9 @@ import { decide as registerClient, registerClientSchema } from '../../../command
 import { changeClientStatusSchema, decide as changeClientStatus } from '../../../commands/clients/changeClientStatus.js';
 import { decide as reviseClient, reviseClientSchema } from '../../../commands/clients/reviseClient.js';
 import { decide as setClientControls, setClientControlsSchema } from '../../../commands/clients/setClientControls.js';
+import { decide as setClientRestriction, setClientRestrictionSchema, type SetClientRestriction } from '../../../commands/clients/setClientRestriction.js';
+import { communityAggregate } from '../../catalogue/community.js';
+import { stateAggregate } from '../../catalogue/state.js';
 import { decide as definePlan, definePlanSchema } from '../../../commands/plans/definePlan.js';
 import { decide as setSubscription, setSubscriptionSchema } from '../../../commands/subscriptions/setSubscription.js';
 import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
@@ -68,6 +71,10 @@ const clientResponseSchema = z
     plan_id: idSchema,
     status: z.enum(CLIENT_STATUSES),
     controls: clientControlsSchema,
+    restriction: z
+      .object({ states: z.array(z.object({ state_id: idSchema, community_ids: z.array(idSchema) })) })
+      .nullable()
+      .meta({ description: 'The states (and communities) its keys see; null = the whole catalogue.' }),
     scopes: scopesSchema.nullable().meta({ description: "The client's own scopes, which replace the plan's; null = the plan's." }),
     entitlements: entitlementsSchema
       .nullable()
@@ -302,6 +309,46 @@ const changeClientStatusRoute: AdminRoute<typeof clientParams, typeof changeClie
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
       decide: (state, meta) => changeClientStatus(body, state, meta),
+    });
+    return clientRepresentation(deps.eventStore, result.id, result);
+  },
+};
+
+/** 422 naming each state or community that does not exist, and each community that is not in its state. */
+async function assertRestrictionReferences(eventStore: EventStore, body: SetClientRestriction): Promise<void> {
+  const fields: Record<string, string> = {};
+  for (const [stateIndex, state] of (body.restriction?.states ?? []).entries()) {
+    if (!(await loadAggregate(eventStore, stateAggregate, state.state_id))?.state) {
+      fields[`body.restriction.states.${stateIndex}.state_id`] = `no state has the id ${state.state_id}`;
+    }
+    for (const [communityIndex, communityId] of state.community_ids.entries()) {
+      const community = (await loadAggregate(eventStore, communityAggregate, communityId))?.state;
+      const field = `body.restriction.states.${stateIndex}.community_ids.${communityIndex}`;
+      if (!community) fields[field] = `no community has the id ${communityId}`;
+      else if (community.state_id !== state.state_id) fields[field] = `community ${communityId} is not in state ${state.state_id}`;
+    }
+  }
+  if (Object.keys(fields).length > 0) throw new ValidationFailed(fields);
+}
+
+const setClientRestrictionRoute: AdminRoute<typeof clientParams, typeof setClientRestrictionSchema> = {
+  method: 'put',
+  path: '/clients/:clientId/restriction',
+  operationId: 'setClientRestriction',
+  summary: 'Restrict a client to states (each optionally narrowed to communities), or lift the restriction with null',
+  tag: CLIENTS,
+  params: clientParams,
+  body: setClientRestrictionSchema,
+  successStatus: 200,
+  response: clientResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    await assertRestrictionReferences(deps.eventStore, body);
+    const result = await updateAggregate(deps, {
+      aggregate: clientAggregate,
+      id: params.clientId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      actor,
+      decide: (state, meta) => setClientRestriction(body, state, meta),
     });
     return clientRepresentation(deps.eventStore, result.id, result);
   },
@@ -558,6 +605,7 @@ export const accessRoutes: AdminRoute[] = [
   reviseClientRoute,
   changeClientStatusRoute,
   setClientControlsRoute,
+  setClientRestrictionRoute,
   issueApiKeyRoute,
   listApiKeysRoute,
   revokeApiKeyRoute,

@@ -16,7 +16,8 @@ function nonceKey(clientId: number, nonce: string): string {
 
 /**
  * Shared by every API replica: `SET key 1 EX ttl NX` claims and expires in one atomic round trip. A Redis
- * failure rejects the claim (the request is refused rather than let through unchecked).
+ * failure rejects the claim (the request is refused rather than let through unchecked) with an error of its
+ * own: ioredis attaches the command's arguments, which hold the nonce, and the error gets logged.
  */
 export function createRedisNonceStore(redisUrl: string, options: { timeoutMs?: number } = {}): NonceStore {
   const timeoutMs = options.timeoutMs ?? 1_000;
@@ -30,7 +31,11 @@ export function createRedisNonceStore(redisUrl: string, options: { timeoutMs?: n
   client.on('error', () => {});
   return {
     async claim(clientId, nonce, ttlSeconds) {
-      return (await client.set(nonceKey(clientId, nonce), '1', 'EX', ttlSeconds, 'NX')) === 'OK';
+      try {
+        return (await client.set(nonceKey(clientId, nonce), '1', 'EX', ttlSeconds, 'NX')) === 'OK';
+      } catch (error) {
+        throw new Error(`Redis nonce claim failed: ${(error as Error).message}`);
+      }
     },
     async close() {
       client.disconnect();

@@ -1,6 +1,6 @@
 import type { Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
 import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
-import { noClientControls, type CatalogueRestriction, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
+import { nextAccessMode, noClientControls, type AccessMode, type CatalogueRestriction, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
 import { effectiveGrants } from '../src/access/grants.js';
 import type { PlanEvent } from '../src/access/plan.js';
 import type { Subscription, SubscriptionEvent } from '../src/access/subscription.js';
@@ -42,6 +42,8 @@ interface ClientOwnFields {
   controls: ClientControls;
   /** Authentication rule 8; null = the whole catalogue. */
   restriction: CatalogueRestriction;
+  /** Evaluation Mode (rule 9) with its frozen sample, or commercial. */
+  access_mode: AccessMode;
   /** null = no subscription recorded: access is governed by the client's and plan's status alone. */
   subscription: Omit<Subscription, 'client_id'> | null;
   /** The client's own lists, which replace the plan's; null = the plan's. */
@@ -131,6 +133,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         controls: noClientControls(),
         subscription: null,
         restriction: null,
+        access_mode: { mode: 'commercial' },
         scope_overrides: scopes,
         entitlement_overrides: entitlements,
         created_at: at,
@@ -162,6 +165,12 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
     case 'ClientRestrictionSet':
       if (!current) return;
       client = { ...current, restriction: event.data.restriction, updated_at: event.data.at };
+      break;
+    case 'EvaluationStarted':
+    case 'EvaluationPaused':
+    case 'CommercialAccessActivated':
+      if (!current) return;
+      client = { ...current, access_mode: nextAccessMode(current.access_mode, event), updated_at: event.data.at };
       break;
     default:
       return assertNever(event);
@@ -242,6 +251,9 @@ export const accessProjection: Projection<AccessEvent> = {
     ClientStatusChanged: true,
     ClientControlsSet: true,
     ClientRestrictionSet: true,
+    EvaluationStarted: true,
+    EvaluationPaused: true,
+    CommercialAccessActivated: true,
     ApiKeyIssued: true,
     ApiKeyRevoked: true,
     ApiKeyDeactivated: true,
@@ -259,6 +271,9 @@ export const accessProjection: Projection<AccessEvent> = {
       case 'ClientStatusChanged':
       case 'ClientControlsSet':
       case 'ClientRestrictionSet':
+      case 'EvaluationStarted':
+      case 'EvaluationPaused':
+      case 'CommercialAccessActivated':
         return applyClientEvent(event, ctx);
       case 'ApiKeyIssued':
       case 'ApiKeyRevoked':

@@ -1,26 +1,53 @@
 import type { AccessContext } from '../src/access/accessContext.js';
 import type { Filter, ReadStore } from '../src/readStore/readStore.js';
 import { COMMUNITIES, type CommunityDoc } from '../projections/communities.js';
+import { PROJECTS, type ProjectDoc } from '../projections/projects.js';
 
 /**
- * What part of the catalogue a client sees (Authentication rule 8). A project, community or sub-community
- * outside it, and a state not assigned, is unavailable: 404 on its own endpoints, left out of lists without
- * counting in their totals, omitted from batches, related projects and the change feed.
+ * What part of the catalogue a client sees: its restriction (Authentication rule 8) and, in Evaluation Mode,
+ * its frozen sample of projects with the developers, states, communities and sub-communities they name
+ * (rule 9). Anything outside is unavailable: 404 on its own endpoints, left out of lists without counting in
+ * their totals, omitted from batches, related projects and the change feed.
  */
 export interface CatalogueScope {
   /** null = every state. */
   stateIds: ReadonlySet<number> | null;
-  /** null = every community. A project is in scope when its community is. */
+  /** null = every community. */
   communityIds: ReadonlySet<number> | null;
+  /** null = every project (no evaluation sample). */
+  projectIds: ReadonlySet<number> | null;
+  /** null = every developer. */
+  developerIds: ReadonlySet<number> | null;
+  /** null = every sub-community (otherwise also narrowed by communityIds). */
+  subCommunityIds: ReadonlySet<number> | null;
 }
 
-const WHOLE_CATALOGUE: CatalogueScope = { stateIds: null, communityIds: null };
+const WHOLE_CATALOGUE: CatalogueScope = { stateIds: null, communityIds: null, projectIds: null, developerIds: null, subCommunityIds: null };
+
+const intersect = (left: ReadonlySet<number> | null, right: ReadonlySet<number> | null): ReadonlySet<number> | null =>
+  left === null ? right : right === null ? left : new Set([...left].filter((id) => right.has(id)));
 
 /**
  * A state without communities grants every community it has now, so the set is computed per request from
  * the communities read model (a community moved to another state moves in or out of scope with it).
  */
 export async function catalogueScopeOf(readStore: ReadStore, access: AccessContext): Promise<CatalogueScope> {
+  const restricted = await restrictionScope(readStore, access);
+  const sample = access.evaluationSample;
+  if (sample === null) return restricted;
+  // The sample is frozen; the projects' current references decide which related records come with it.
+  const projects = await readStore.getMany<ProjectDoc>(PROJECTS, [...sample]);
+  const named = (pick: (project: ProjectDoc) => number | null) => new Set(projects.flatMap((project) => (pick(project) === null ? [] : [pick(project)!])));
+  return {
+    projectIds: sample,
+    stateIds: intersect(restricted.stateIds, named((project) => project.state_id)),
+    communityIds: intersect(restricted.communityIds, named((project) => project.community_id)),
+    developerIds: named((project) => project.developer_id),
+    subCommunityIds: named((project) => project.sub_community_id),
+  };
+}
+
+async function restrictionScope(readStore: ReadStore, access: AccessContext): Promise<CatalogueScope> {
   const restriction = access.restriction;
   if (restriction === null) return WHOLE_CATALOGUE;
   const stateIds = new Set(restriction.states.map((state) => state.state_id));
@@ -38,8 +65,11 @@ export async function catalogueScopeOf(readStore: ReadStore, access: AccessConte
     );
     for (const { communityId, stateId } of listed) if (current.get(communityId)?.state_id === stateId) communityIds.add(communityId);
   }
-  return { stateIds, communityIds };
+  return { ...WHOLE_CATALOGUE, stateIds, communityIds };
 }
+
+/** No project is out of scope (neither a restriction nor an evaluation sample applies). */
+export const seesEveryProject = (scope: CatalogueScope): boolean => scope.communityIds === null && scope.projectIds === null;
 
 export const stateInScope = (scope: CatalogueScope, stateId: number | null): boolean =>
   scope.stateIds === null || (stateId !== null && scope.stateIds.has(stateId));
@@ -47,15 +77,30 @@ export const stateInScope = (scope: CatalogueScope, stateId: number | null): boo
 export const communityInScope = (scope: CatalogueScope, communityId: number | null): boolean =>
   scope.communityIds === null || (communityId !== null && scope.communityIds.has(communityId));
 
-export const projectInScope = (scope: CatalogueScope, project: { community_id: number }): boolean => communityInScope(scope, project.community_id);
+export const projectInScope = (scope: CatalogueScope, project: { id: number; community_id: number }): boolean =>
+  (scope.projectIds === null || scope.projectIds.has(project.id)) && communityInScope(scope, project.community_id);
+
+export const developerInScope = (scope: CatalogueScope, developerId: number): boolean => scope.developerIds === null || scope.developerIds.has(developerId);
+
+export const subCommunityInScope = (scope: CatalogueScope, subCommunity: { id: number; community_id: number }): boolean =>
+  (scope.subCommunityIds === null || scope.subCommunityIds.has(subCommunity.id)) && communityInScope(scope, subCommunity.community_id);
 
 /**
- * Narrows a read-store filter on `field` (a community id) to the scope; null when nothing can match (the
- * filter asks for a community outside it).
+ * Narrows a read-store filter on `field` to `allowed` ids; null when nothing can match (the filter asks for
+ * an id outside them, or for ids none of which is allowed).
  */
-export function withinCommunities(scope: CatalogueScope, filter: Filter, field: string): Filter | null {
-  if (scope.communityIds === null) return filter;
+export function withinIds(allowed: ReadonlySet<number> | null, filter: Filter, field: string): Filter | null {
+  if (allowed === null) return filter;
   const asked = filter[field];
-  if (typeof asked === 'number') return scope.communityIds.has(asked) ? filter : null;
-  return { ...filter, [field]: { $in: [...scope.communityIds] } };
+  if (typeof asked === 'number') return allowed.has(asked) ? filter : null;
+  if (asked !== null && typeof asked === 'object' && '$in' in asked && Array.isArray(asked.$in)) {
+    return { ...filter, [field]: { $in: asked.$in.filter((id) => typeof id === 'number' && allowed.has(id)) } };
+  }
+  return { ...filter, [field]: { $in: [...allowed] } };
+}
+
+/** A project filter narrowed to the scope's projects and communities. */
+export function withinProjectScope(scope: CatalogueScope, filter: Filter): Filter | null {
+  const byCommunity = withinIds(scope.communityIds, filter, 'community_id');
+  return byCommunity && withinIds(scope.projectIds, byCommunity, '_id');
 }

@@ -6,6 +6,16 @@ import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath
 import { healthResponseSchema } from './health.js';
 import type { QueryRoute } from './queryRoute.js';
 
+const accessModeHeader = z.enum(['commercial', 'evaluation']).meta({
+  description: 'evaluation while the account is in Evaluation Mode (a frozen sample, preview media only), else commercial.',
+  header: { id: 'X-Access-Mode' },
+});
+
+const sandboxHeader = z.enum(['true', 'false']).meta({
+  description: 'true for a test (sandbox) key: never billed, no monthly allowance.',
+  header: { id: 'X-Sandbox' },
+});
+
 const etagHeader = z.string().meta({
   description: 'Strong validator of the payload at this URL (data and the stable meta fields). Send it back as If-None-Match.',
   header: { id: 'ETag' },
@@ -106,7 +116,13 @@ function operationOf(route: QueryRoute): ZodOpenApiOperationObject {
     responses: {
       '200': {
         description: 'OK.',
-        headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader, ...(route.weighted ? { 'X-Quota-Units': quotaUnitsHeader.optional() } : {}) }),
+        headers: z.object({
+          'X-Request-Id': requestIdHeader,
+          ETag: etagHeader,
+          'X-Access-Mode': accessModeHeader,
+          'X-Sandbox': sandboxHeader,
+          ...(route.weighted ? { 'X-Quota-Units': quotaUnitsHeader.optional() } : {}),
+        }),
         content: { 'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend((route.meta as z.ZodObject).shape) : meta }) } },
       },
       '304': { description: 'Not modified: If-None-Match matched the current ETag. Empty body.', headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader }) },
@@ -126,6 +142,7 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Pagination: \`page\` defaults to 1, \`per_page\` to 20 (maximum 100). \`per_page\` over 100, more than 100 \`ids\`, duplicate ids, an unknown parameter, a bad type or enum value answer 422 VALIDATION_FAILED naming each parameter in \`details.fields\`; nothing is silently ignored or clamped.
 - \`{id-or-slug}\` accepts a numeric id or a slug (slugs always contain a letter).
 - Not found: 404 NOT_FOUND, the same whether a record is missing, unpublished or outside the caller's access.
+- Evaluation Mode: before commercial activation an account uses test keys only (a live key gets 403 EVALUATION_TEST_ONLY) and sees a frozen sample of 50 to 100 published projects, fixed when evaluation started, with the developers, states, communities and sub-communities they name; everything else is unavailable exactly as under a restriction. Media holds 400-pixel previews only and no master-plan document; \`/video\` and \`/brochure\` answer 403 EVALUATION_PREVIEW_ONLY; a paused evaluation answers 403 EVALUATION_ACCESS_PAUSED. Responses carry \`X-Access-Mode\` (evaluation or commercial) and \`X-Sandbox\` (true for test keys).
 - Catalogue restriction: a restricted client sees only its assigned states; a state granted without communities includes all its communities, listed communities narrow it to them. Projects (by community), communities, sub-communities and states outside are 404, left out of lists (and their totals), of \`/projects/changes\`, related projects and batches (\`meta.omitted_project_ids\`). Developers are not restricted.
 - Refusals of a key that verified (403, never reported as an invalid key), checked in this order: the key (API_KEY_REVOKED, API_KEY_INACTIVE, API_KEY_EXPIRED with \`details.expired_at\`, API_KEY_ROTATION_ENDED once a rotated key's overlap window is over), the client (CLIENT_SUSPENDED, CLIENT_INACTIVE), the plan (PLAN_INACTIVE), the subscription when one is recorded (SUBSCRIPTION_INACTIVE, SUBSCRIPTION_NOT_STARTED, SUBSCRIPTION_EXPIRED, TRIAL_ENDED, GRACE_PERIOD_ENDED, each with the instant or status in details), then the operation's scopes and entitlements.
 - Domain, origin and IP controls (per client environment, after the refusals above), in this order: a test key sent to a live context (a request whose \`X-Client-Domain\` or \`Origin\` host is the client's live authorised domain, when that is not also its test domain) answers the one 401 UNAUTHENTICATED; a client address on the deny list 403 IP_DENIED, one missing from a non-empty allow list 403 IP_NOT_ALLOWED (\`details.ip\`; a deny entry wins over an allow entry; IPv4 and IPv6 CIDR). When a domain is configured, \`X-Client-Domain\` must be exactly that host (case and a trailing dot aside; a scheme, port, path or wildcard never matches) and is required of server-to-server requests (no \`Origin\`), else 403 DOMAIN_NOT_ALLOWED; a browser \`Origin\` whose host is not the domain (or \`null\`) gets 403 ORIGIN_MISMATCH. Details name the header and the value received, never the configured domain or lists. The client address is the connection's peer; \`X-Forwarded-For\` counts only when that peer is a proxy the operator trusts (its right-most untrusted entry), and an entry there that is needed but not an IP address answers 400 BAD_REQUEST.

@@ -10,7 +10,8 @@ import { catalogueScopeOf, projectInScope, type CatalogueScope } from './catalog
 import { getPublished, idListParameter } from './queryParameters.js';
 import { projectParams } from './projects.js';
 import type { QueryDeps, QueryErrorKind, QueryRoute } from './queryRoute.js';
-import { imageAddresses, imageSchema, projectReferences, projectSummarySchema, serializedSummaries } from './representations.js';
+import { imageAddresses, imageSchema, previewImageAddresses, projectReferences, projectSummarySchema, serializedSummaries } from './representations.js';
+import { AccessRefused } from '../src/access/accessRefusals.js';
 
 export class VideoNotAvailable extends ApiError {
   constructor() {
@@ -96,16 +97,22 @@ function documentLink(document: PdfDocument | { key: string; file_name: string; 
 interface Shaping {
   baseUrl: string;
   deps: QueryDeps;
+  /** Evaluation Mode: preview images only; no full documents or video (rule 9). */
+  evaluation: boolean;
 }
 
 const shapeFloorPlans = (resources: ProjectResourcesDoc, { baseUrl }: Shaping) =>
   resources.floor_plans.map((plan) => ({ ...plan, image: imageAddresses(baseUrl, `floor-plan-${plan.id}`, plan.image) }));
 
-const shapeMedia = (resources: ProjectResourcesDoc, { baseUrl, deps }: Shaping) => ({
-  items: resources.media.items.map((item) => ({ ...item, image: imageAddresses(baseUrl, item.id, item.image) })),
-  master_plan_document: resources.media.master_plan_document
-    ? documentLink(resources.media.master_plan_document, baseUrl, deps.linkSigner, deps.clock())
-    : null,
+const shapeMedia = (resources: ProjectResourcesDoc, { baseUrl, deps, evaluation }: Shaping) => ({
+  items: resources.media.items.map((item) => ({
+    ...item,
+    image: evaluation ? previewImageAddresses(baseUrl, item.id, item.image) : imageAddresses(baseUrl, item.id, item.image),
+  })),
+  master_plan_document:
+    resources.media.master_plan_document && !evaluation
+      ? documentLink(resources.media.master_plan_document, baseUrl, deps.linkSigner, deps.clock())
+      : null,
 });
 
 const shapeFloorPlates = (resources: ProjectResourcesDoc, { baseUrl }: Shaping) =>
@@ -115,7 +122,8 @@ const shapeFloorPlates = (resources: ProjectResourcesDoc, { baseUrl }: Shaping) 
     image: plate.image ? imageAddresses(baseUrl, `floor-plate-${resources.project_id}`, plate.image) : null,
   }));
 
-function shapeVideo(resources: ProjectResourcesDoc, { baseUrl, deps }: Shaping): z.infer<typeof videoSchema> {
+function shapeVideo(resources: ProjectResourcesDoc, { baseUrl, deps, evaluation }: Shaping): z.infer<typeof videoSchema> {
+  if (evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
   const { video } = resources;
   if (!video) throw new VideoNotAvailable();
   const file = video.file ? documentLink(video.file, baseUrl, deps.linkSigner, deps.clock()) : null;
@@ -129,7 +137,8 @@ function shapeVideo(resources: ProjectResourcesDoc, { baseUrl, deps }: Shaping):
   };
 }
 
-function shapeBrochure(resources: ProjectResourcesDoc, { baseUrl, deps }: Shaping) {
+function shapeBrochure(resources: ProjectResourcesDoc, { baseUrl, deps, evaluation }: Shaping) {
+  if (evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
   if (!resources.brochure) throw new DocumentUnavailable('This project has no brochure.');
   return documentLink(resources.brochure, baseUrl, deps.linkSigner, deps.clock());
 }
@@ -182,7 +191,7 @@ const subResourceRoutes: QueryRoute[] = subResources.map(
     errors: ['notFound', ...(subResource.errors ?? [])],
     async handle({ params, baseUrl, access }, deps) {
       const resources = await publishedResources(deps.readStore, params.project, await catalogueScopeOf(deps.readStore, access));
-      return { data: subResource.shape(resources, { baseUrl, deps }) };
+      return { data: subResource.shape(resources, { baseUrl, deps, evaluation: access.evaluationSample !== null }) };
     },
   }),
 ) as QueryRoute[];
@@ -321,6 +330,7 @@ const projectResourcesBatch: QueryRoute<z.ZodObject, typeof resourcesQuery> = {
       (await readStore.getMany<ProjectResourcesDoc>(PROJECT_RESOURCES, returned)).map((resources) => [resources.project_id, resources]),
     );
     const quotaUnits = Math.ceil((query.ids.length * query.include.length) / PAIRS_PER_UNIT);
+    const shaping: Shaping = { baseUrl, deps, evaluation: access.evaluationSample !== null };
     return {
       data: returned.flatMap((projectId) => {
         const resources = resourcesById.get(projectId);
@@ -328,7 +338,7 @@ const projectResourcesBatch: QueryRoute<z.ZodObject, typeof resourcesQuery> = {
         return [
           {
             project_id: projectId,
-            resources: Object.fromEntries(query.include.map((name) => [name, batchResources[name].items(resources, { baseUrl, deps })])),
+            resources: Object.fromEntries(query.include.map((name) => [name, batchResources[name].items(resources, shaping)])),
           },
         ];
       }),

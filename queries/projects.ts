@@ -23,7 +23,7 @@ import {
   sortSpec,
   updatedSinceSchema,
 } from './queryParameters.js';
-import { catalogueScopeOf, projectInScope, withinCommunities } from './catalogueScope.js';
+import { catalogueScopeOf, projectInScope, seesEveryProject, withinProjectScope } from './catalogueScope.js';
 import type { QueryRoute } from './queryRoute.js';
 import {
   projectDetailSchema,
@@ -150,7 +150,7 @@ const listProjects: QueryRoute<z.ZodObject, typeof listProjectsQuery> = {
     const page = query.page ?? 1;
     const perPage = query.per_page ?? (detail ? query.ids!.length : DEFAULT_PER_PAGE);
     const asked = await projectFilter(readStore, query);
-    const filter = asked && withinCommunities(await catalogueScopeOf(readStore, access), asked, 'community_id');
+    const filter = asked && withinProjectScope(await catalogueScopeOf(readStore, access), asked);
     const found = filter ? await findProjects(readStore, query, filter, (page - 1) * perPage, perPage) : { items: [], total: 0 };
     const references = await projectReferences(readStore, found.items);
     const represent = detail ? serializedDetails : serializedSummaries;
@@ -264,7 +264,7 @@ const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
     // Outside the client's scope a project is not reported at all, removed or not.
     const reported = changed.filter((entry) => {
       const project = projects.get(entry.projectId);
-      if (scope.communityIds !== null && !(project && projectInScope(scope, project))) return false;
+      if (!seesEveryProject(scope) && !(project && projectInScope(scope, project))) return false;
       return project?.published === true || entry.removed;
     });
     const pageItems = reported.slice((page - 1) * perPage, page * perPage);

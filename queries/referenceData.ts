@@ -22,7 +22,7 @@ import {
   sortSpec,
   updatedSinceSchema,
 } from './queryParameters.js';
-import { catalogueScopeOf, communityInScope, stateInScope, withinCommunities } from './catalogueScope.js';
+import { catalogueScopeOf, communityInScope, developerInScope, stateInScope, subCommunityInScope, withinIds } from './catalogueScope.js';
 import type { QueryRoute } from './queryRoute.js';
 import {
   communityRepresentation,
@@ -101,8 +101,9 @@ const listDevelopers: QueryRoute<typeof noParams, typeof developersQuery> = {
   response: z.array(developerSchema),
   meta: listMeta,
   errors: [],
-  async handle({ query, baseUrl }, { readStore }) {
-    const page = await listPublished<DeveloperDoc>(readStore, DEVELOPERS, query, {});
+  async handle({ query, baseUrl, access }, { readStore }) {
+    const scope = await catalogueScopeOf(readStore, access);
+    const page = await listPublished<DeveloperDoc>(readStore, DEVELOPERS, query, withinIds(scope.developerIds, {}, 'id'));
     return { data: page.items.map((developer) => developerRepresentation(developer, baseUrl)), meta: { pagination: page.pagination } };
   },
 };
@@ -118,8 +119,10 @@ const getDeveloper: QueryRoute<typeof idOrSlugParams, typeof noQuery> = {
   query: noQuery,
   response: developerSchema,
   errors: ['notFound'],
-  async handle({ params, baseUrl }, { readStore }) {
-    return { data: developerRepresentation(await getPublished<DeveloperDoc>(readStore, DEVELOPERS, params.idOrSlug), baseUrl) };
+  async handle({ params, baseUrl, access }, { readStore }) {
+    const developer = await getPublished<DeveloperDoc>(readStore, DEVELOPERS, params.idOrSlug);
+    if (!developerInScope(await catalogueScopeOf(readStore, access), developer.id)) throw new NotFound();
+    return { data: developerRepresentation(developer, baseUrl) };
   },
 };
 
@@ -146,7 +149,7 @@ const listCommunities: QueryRoute<typeof noParams, typeof communitiesQuery> = {
     const stateId = query.state === undefined ? undefined : await publishedId(readStore, STATES, query.state);
     const byState: Filter | null = stateId === null ? null : stateId === undefined ? {} : { state_id: stateId };
     const scope = await catalogueScopeOf(readStore, access);
-    const page = await listPublished<CommunityDoc>(readStore, COMMUNITIES, query, byState && withinCommunities(scope, byState, 'id'));
+    const page = await listPublished<CommunityDoc>(readStore, COMMUNITIES, query, byState && withinIds(scope.communityIds, byState, 'id'));
     return { data: await communitiesWithStates(readStore, page.items, baseUrl), meta: { pagination: page.pagination } };
   },
 };
@@ -225,7 +228,8 @@ const listSubCommunities: QueryRoute<typeof noParams, typeof subCommunitiesQuery
         ? null
         : { ...(stateId === undefined ? {} : { state_id: stateId }), ...(communityId === undefined ? {} : { community_id: communityId }) };
     const scope = await catalogueScopeOf(readStore, access);
-    const page = await listPublished<SubCommunityDoc>(readStore, SUB_COMMUNITIES, query, extra && withinCommunities(scope, extra, 'community_id'));
+    const inCommunities = extra && withinIds(scope.communityIds, extra, 'community_id');
+    const page = await listPublished<SubCommunityDoc>(readStore, SUB_COMMUNITIES, query, inCommunities && withinIds(scope.subCommunityIds, inCommunities, 'id'));
     return { data: await subCommunitiesWithReferences(readStore, page.items), meta: { pagination: page.pagination } };
   },
 };
@@ -243,7 +247,7 @@ const getSubCommunity: QueryRoute<typeof idOrSlugParams, typeof noQuery> = {
   errors: ['notFound'],
   async handle({ params, access }, { readStore }) {
     const subCommunity = await getPublished<SubCommunityDoc>(readStore, SUB_COMMUNITIES, params.idOrSlug);
-    if (!communityInScope(await catalogueScopeOf(readStore, access), subCommunity.community_id)) throw new NotFound();
+    if (!subCommunityInScope(await catalogueScopeOf(readStore, access), subCommunity)) throw new NotFound();
     return { data: (await subCommunitiesWithReferences(readStore, [subCommunity]))[0] };
   },
 };

@@ -49,6 +49,12 @@ export function imageAddresses(baseUrl: string, mediaId: number | string, image:
   };
 }
 
+/** Evaluation Mode's media (Authentication rule 9): every address is the 400-pixel preview, and no original. */
+export function previewImageAddresses(baseUrl: string, mediaId: number | string, image: { key: string }): Image {
+  const preview = `${baseUrl}/media/${mediaId}/${image.key}-400.webp`;
+  return { url: preview, url_1600: preview, url_800: preview, url_400: preview };
+}
+
 export const referenceSchema = z
   .object({ id: z.number().int(), name: z.string(), slug: z.string() })
   .meta({ id: 'Reference', description: 'A related developer, state, community or sub-community.' });

@@ -50,4 +50,6 @@ export interface AccessContext {
   liveDomain: string | null;
   /** Authentication rule 8 (queries/catalogueScope.ts); null = the whole catalogue. */
   restriction: CatalogueRestriction;
+  /** Evaluation Mode's frozen sample (rule 9); null = commercial access. */
+  evaluationSample: ReadonlySet<number> | null;
 }

@@ -18,6 +18,9 @@ export const ACCESS_REFUSALS = {
   SUBSCRIPTION_EXPIRED: 'The subscription period has ended (details.expired_at).',
   TRIAL_ENDED: 'The trial has ended without payment (details.trial_ended_at).',
   GRACE_PERIOD_ENDED: 'The grace period after the payment due date has ended (details.grace_period_ended_at).',
+  EVALUATION_TEST_ONLY: 'The account is in Evaluation Mode: only test keys work until commercial activation.',
+  EVALUATION_ACCESS_PAUSED: 'Evaluation access is paused; it resumes only with commercial activation.',
+  EVALUATION_PREVIEW_ONLY: 'In Evaluation Mode the full brochure, video and generated PDFs are not available.',
   IP_DENIED: "The client address is on this environment's IP deny list; details.ip is the address seen.",
   IP_NOT_ALLOWED: "The client address is not on this environment's IP allow list; details.ip is the address seen.",
   DOMAIN_NOT_ALLOWED:

@@ -43,18 +43,32 @@ export const noClientControls = (): ClientControls => ({
  */
 export type CatalogueRestriction = { states: Array<{ state_id: number; community_ids: number[] }> } | null;
 
+/**
+ * Evaluation Mode (Authentication rule 9): test keys only, a frozen sample of projects fixed when it
+ * starts. A client leaves it by commercial activation; until then staff (or the safety threshold) may pause it.
+ */
+export type AccessMode =
+  | { mode: 'commercial' }
+  | { mode: 'evaluation'; sample_project_ids: number[]; started_at: string; paused: boolean };
+
+export const COMMERCIAL_ACTIVATION_REASONS = ['payment', 'staff_authorisation'] as const;
+export type CommercialActivationReason = (typeof COMMERCIAL_ACTIVATION_REASONS)[number];
+
 export type ClientEvent =
   | DomainEvent<'ClientRegistered', ClientFields & { client_id: number; at: string }>
   | DomainEvent<'ClientRevised', { client_id: number; changes: Partial<ClientFields>; at: string }>
   | DomainEvent<'ClientStatusChanged', { client_id: number; status: ClientStatus; previous_status: ClientStatus; at: string }>
   | DomainEvent<'ClientControlsSet', { client_id: number; controls: ClientControls; at: string }>
-  | DomainEvent<'ClientRestrictionSet', { client_id: number; restriction: CatalogueRestriction; at: string }>;
+  | DomainEvent<'ClientRestrictionSet', { client_id: number; restriction: CatalogueRestriction; at: string }>
+  | DomainEvent<'EvaluationStarted', { client_id: number; sample_project_ids: number[]; at: string }>
+  | DomainEvent<'EvaluationPaused', { client_id: number; at: string }>
+  | DomainEvent<'CommercialAccessActivated', { client_id: number; reason: CommercialActivationReason; at: string }>;
 
 /**
  * An API consumer (an agency, a portal). The aggregate's state is null before ClientRegistered. Only an
  * active client's keys are served: suspended and inactive clients get their own 403 codes.
  */
-export type Client = ClientFields & { status: ClientStatus; controls: ClientControls; restriction: CatalogueRestriction };
+export type Client = ClientFields & { status: ClientStatus; controls: ClientControls; restriction: CatalogueRestriction; access_mode: AccessMode };
 
 export const clientStream = (id: number): string => `client-${id}`;
 
@@ -62,7 +76,7 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
   switch (event.type) {
     case 'ClientRegistered': {
       const { name, plan_id, scopes, entitlements } = event.data;
-      return { name, plan_id, scopes, entitlements, status: 'active', controls: noClientControls(), restriction: null };
+      return { name, plan_id, scopes, entitlements, status: 'active', controls: noClientControls(), restriction: null, access_mode: { mode: 'commercial' } };
     }
     case 'ClientRevised':
       return client && { ...client, ...event.data.changes };
@@ -72,6 +86,27 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
       return client && { ...client, controls: event.data.controls };
     case 'ClientRestrictionSet':
       return client && { ...client, restriction: event.data.restriction };
+    case 'EvaluationStarted':
+    case 'EvaluationPaused':
+    case 'CommercialAccessActivated':
+      return client && { ...client, access_mode: nextAccessMode(client.access_mode, event) };
+    default:
+      return assertNever(event);
+  }
+}
+
+/** Shared with the access projection, so both read the same history the same way. */
+export function nextAccessMode(
+  current: AccessMode,
+  event: Extract<ClientEvent, { type: 'EvaluationStarted' | 'EvaluationPaused' | 'CommercialAccessActivated' }>,
+): AccessMode {
+  switch (event.type) {
+    case 'EvaluationStarted':
+      return { mode: 'evaluation', sample_project_ids: event.data.sample_project_ids, started_at: event.data.at, paused: false };
+    case 'EvaluationPaused':
+      return current.mode === 'evaluation' ? { ...current, paused: true } : current;
+    case 'CommercialAccessActivated':
+      return { mode: 'commercial' };
     default:
       return assertNever(event);
   }

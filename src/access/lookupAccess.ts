@@ -11,7 +11,7 @@ import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
  * A key that verifies but may not be used gets its exact reason as a 403 AccessRefused, checked in this
  * order: the key (revoked, deactivated, expired, rotation overlap ended), the client (suspended, inactive), the plan
  * (deactivated), the subscription when one is recorded (status, period start, period end, unpaid trial end,
- * unpaid grace end).
+ * unpaid grace end), Evaluation Mode (a live key, a paused evaluation).
  * Runs on every request: a hash and two `get`s.
  *
  * The key is found by equality on its SHA-256 hash rather than compared in constant time: timing can at
@@ -37,6 +37,7 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string, n
     networkControls: client.controls.environments[environment],
     liveDomain: client.controls.environments.live.domain,
     restriction: client.restriction,
+    evaluationSample: evaluationSampleOf(client),
   };
 }
 
@@ -69,6 +70,23 @@ function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc, now: Date): 
   }
   if (!client.plan_active) throw new AccessRefused('PLAN_INACTIVE');
   if (client.subscription) refuseOutsideSubscription(client.subscription, now.getTime());
+  if (client.access_mode.mode === 'evaluation') {
+    if (key.environment === 'live') throw new AccessRefused('EVALUATION_TEST_ONLY');
+    if (client.access_mode.paused) throw new AccessRefused('EVALUATION_ACCESS_PAUSED');
+  }
+}
+
+/** Made once per stored client document, like its grants. */
+const samples = new WeakMap<AccessClientDoc, ReadonlySet<number>>();
+
+function evaluationSampleOf(client: AccessClientDoc): ReadonlySet<number> | null {
+  if (client.access_mode.mode !== 'evaluation') return null;
+  let sample = samples.get(client);
+  if (!sample) {
+    sample = new Set(client.access_mode.sample_project_ids);
+    samples.set(client, sample);
+  }
+  return sample;
 }
 
 const DAY_MS = 86_400_000;

@@ -1,9 +1,12 @@
 import { describe, it } from 'vitest';
 import { decide as registerClient, type RegisterClient } from '../../commands/clients/registerClient.js';
+import { decide as activateCommercialAccess } from '../../commands/clients/activateCommercialAccess.js';
 import { decide as changeClientStatus } from '../../commands/clients/changeClientStatus.js';
+import { decide as pauseEvaluation } from '../../commands/clients/pauseEvaluation.js';
 import { decide as reviseClient } from '../../commands/clients/reviseClient.js';
 import { decide as setClientControls } from '../../commands/clients/setClientControls.js';
 import { decide as setClientRestriction } from '../../commands/clients/setClientRestriction.js';
+import { decide as startEvaluation } from '../../commands/clients/startEvaluation.js';
 import { clientAggregate, type ClientEvent } from '../../src/access/client.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
@@ -132,5 +135,34 @@ describe('setClientRestriction', () => {
 
   it('when the client does not exist, then NOT_FOUND', () => {
     spec.given([]).when({ restriction: null }).thenThrows('NOT_FOUND');
+  });
+});
+
+describe('Evaluation Mode commands', () => {
+  const start = deciderSpec(clientAggregate, startEvaluation);
+  const pause = deciderSpec(clientAggregate, pauseEvaluation);
+  const activate = deciderSpec(clientAggregate, activateCommercialAccess);
+  const sampleIds = Array.from({ length: 50 }, (_, index) => index + 1);
+  const started: ClientEvent = { type: 'EvaluationStarted', data: { client_id: 1, sample_project_ids: sampleIds, at } };
+  const paused: ClientEvent = { type: 'EvaluationPaused', data: { client_id: 1, at } };
+
+  it('when evaluation starts with a sample, then EvaluationStarted freezes it; again while evaluating, CONFLICT', () => {
+    start.given([registered]).when({ sample_project_ids: sampleIds }).then([started]);
+    start.given([registered, started]).when({ sample_project_ids: sampleIds }).thenThrows('CONFLICT');
+  });
+
+  it('when fewer than 50 published projects can be sampled, then CONFLICT', () => {
+    start.given([registered]).when({ sample_project_ids: sampleIds.slice(0, 49) }).thenThrows('CONFLICT');
+  });
+
+  it('when an evaluation is paused, then EvaluationPaused; paused again, nothing; a commercial account, CONFLICT', () => {
+    pause.given([registered, started]).when({}).then([paused]);
+    pause.given([registered, started, paused]).when({}).then([]);
+    pause.given([registered]).when({}).thenThrows('CONFLICT');
+  });
+
+  it('when commercial access is activated, then CommercialAccessActivated records why; an account already commercial records nothing', () => {
+    activate.given([registered, started, paused]).when({ reason: 'payment' }).then([{ type: 'CommercialAccessActivated', data: { client_id: 1, reason: 'payment', at } }]);
+    activate.given([registered]).when({ reason: 'staff_authorisation' }).then([]);
   });
 });

@@ -99,6 +99,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
         environments: { live: { domain: null, ip_allow: [], ip_deny: [] }, test: { domain: null, ip_allow: [], ip_deny: [] } },
       },
       restriction: null,
+      access_mode: { mode: 'commercial' },
       scopes: null,
       entitlements: ['floorplans', 'images'],
       effective_scopes: ['projects:read', 'developers:read'],

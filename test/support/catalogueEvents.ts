@@ -435,6 +435,9 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
         type: 'ClientRestrictionSet',
         data: { client_id: 2, restriction: { states: [{ state_id: 1, community_ids: [] }, { state_id: 2, community_ids: [3] }] }, at },
       }),
+      clientEvent({ type: 'EvaluationStarted', data: { client_id: 2, sample_project_ids: [1, 2, 3], at } }),
+      clientEvent({ type: 'EvaluationPaused', data: { client_id: 2, at } }),
+      clientEvent({ type: 'CommercialAccessActivated', data: { client_id: 2, reason: 'payment', at } }),
       apiKeyIssued(10_000, 1, 'live', at),
       apiKeyEvent({ type: 'ApiKeyRotated', data: { api_key_id: 1, client_id: 1, successor_key_id: 10_000, rotation_ends_at: at, at } }),
     );

@@ -8,6 +8,11 @@ import { decide as registerClient, registerClientSchema } from '../../../command
 import { changeClientStatusSchema, decide as changeClientStatus } from '../../../commands/clients/changeClientStatus.js';
 import { decide as reviseClient, reviseClientSchema } from '../../../commands/clients/reviseClient.js';
 import { decide as setClientControls, setClientControlsSchema } from '../../../commands/clients/setClientControls.js';
+import { activateCommercialAccessSchema, decide as activateCommercialAccess } from '../../../commands/clients/activateCommercialAccess.js';
+import { decide as pauseEvaluation } from '../../../commands/clients/pauseEvaluation.js';
+import { decide as startEvaluation, startEvaluationSchema } from '../../../commands/clients/startEvaluation.js';
+import { PROJECTS, type ProjectDoc } from '../../../projections/projects.js';
+import type { ReadStore } from '../../readStore/readStore.js';
 import { decide as setClientRestriction, setClientRestrictionSchema, type SetClientRestriction } from '../../../commands/clients/setClientRestriction.js';
 import { communityAggregate } from '../../catalogue/community.js';
 import { stateAggregate } from '../../catalogue/state.js';
@@ -18,7 +23,7 @@ import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
 import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey, type ApiKeyEvent } from '../../access/apiKey.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../access/apiKeys.js';
-import { CLIENT_STATUSES, clientAggregate, type Client } from '../../access/client.js';
+import { CLIENT_STATUSES, clientAggregate, type Client, type ClientEvent } from '../../access/client.js';
 import { effectiveGrants } from '../../access/grants.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
 import { SUBSCRIPTION_STATUSES, subscriptionAggregate, type Subscription } from '../../access/subscription.js';
@@ -27,7 +32,7 @@ import type { CommandMeta } from '../../domain/decider.js';
 import { NotFound, ValidationFailed } from '../../domain/errors.js';
 import { slugHolder } from '../../domain/slugReservations.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
-import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
 
 const PLANS = 'Plans';
 const CLIENTS = 'Clients';
@@ -75,6 +80,12 @@ const clientResponseSchema = z
       .object({ states: z.array(z.object({ state_id: idSchema, community_ids: z.array(idSchema) })) })
       .nullable()
       .meta({ description: 'The states (and communities) its keys see; null = the whole catalogue.' }),
+    access_mode: z
+      .discriminatedUnion('mode', [
+        z.object({ mode: z.literal('commercial') }),
+        z.object({ mode: z.literal('evaluation'), sample_project_ids: z.array(idSchema), started_at: timestampSchema, paused: z.boolean() }),
+      ])
+      .meta({ description: 'Evaluation Mode with its frozen project sample, or commercial.' }),
     scopes: scopesSchema.nullable().meta({ description: "The client's own scopes, which replace the plan's; null = the plan's." }),
     entitlements: entitlementsSchema
       .nullable()
@@ -354,6 +365,73 @@ const setClientRestrictionRoute: AdminRoute<typeof clientParams, typeof setClien
   },
 };
 
+const DEFAULT_SAMPLE_SIZE = 60;
+
+/** Evenly spread over the published catalogue in id order, so the sample covers old and new projects alike. */
+async function evaluationSample(readStore: ReadStore, size: number): Promise<number[]> {
+  const { items } = await readStore.find<ProjectDoc>(PROJECTS, { filter: { published: true }, sort: [['_id', 1]] });
+  if (items.length <= size) return items.map((project) => project.id);
+  return Array.from({ length: size }, (_, index) => items[Math.floor((index * items.length) / size)]!.id);
+}
+
+const clientCommand = <Body extends z.ZodType>(options: {
+  path: string;
+  operationId: string;
+  summary: string;
+  body: Body;
+  decide: (body: z.infer<Body>, state: Client | null, meta: CommandMeta & { id: number }, deps: AdminDeps) => Promise<ClientEvent[]> | ClientEvent[];
+}): AdminRoute<typeof clientParams, Body> => ({
+  method: 'post',
+  path: options.path,
+  operationId: options.operationId,
+  summary: options.summary,
+  tag: CLIENTS,
+  params: clientParams,
+  body: options.body,
+  successStatus: 200,
+  response: clientResponseSchema,
+  async handle({ params, body, expectedRevision, actor }, deps) {
+    const loaded = await existingClient(deps.eventStore, params.clientId);
+    // Deciders are pure: what the command needs from outside (the sample) is fetched first, for the state as read.
+    const events = await options.decide(body, loaded.state, { id: params.clientId, now: deps.clock().toISOString(), actor, allocatedIds: {} }, deps);
+    const result = await updateAggregate(deps, {
+      aggregate: clientAggregate,
+      id: params.clientId,
+      expectedRevision: expectedRevision ?? loaded.revision,
+      actor,
+      decide: () => events,
+    });
+    return clientRepresentation(deps.eventStore, result.id, result);
+  },
+});
+
+const startEvaluationRoute = clientCommand({
+  path: '/clients/:clientId/evaluation',
+  operationId: 'startEvaluation',
+  summary: 'Put a client in Evaluation Mode with a frozen sample of published projects (test keys only until commercial activation)',
+  body: startEvaluationSchema,
+  async decide(body, state, meta, deps) {
+    const sample = await evaluationSample(deps.readStore, body.sample_size ?? DEFAULT_SAMPLE_SIZE);
+    return startEvaluation({ sample_project_ids: sample }, state, meta);
+  },
+});
+
+const pauseEvaluationRoute = clientCommand({
+  path: '/clients/:clientId/evaluation/pause',
+  operationId: 'pauseEvaluation',
+  summary: "Pause a client's evaluation (403 EVALUATION_ACCESS_PAUSED until commercial activation)",
+  body: z.object({}).strict(),
+  decide: (_body, state, meta) => pauseEvaluation({}, state, meta),
+});
+
+const activateCommercialAccessRoute = clientCommand({
+  path: '/clients/:clientId/commercial-activation',
+  operationId: 'activateCommercialAccess',
+  summary: 'End Evaluation Mode: after payment, or staff authorising active-but-unpaid access; live keys work from then on',
+  body: activateCommercialAccessSchema,
+  decide: (body, state, meta) => activateCommercialAccess(body, state, meta),
+});
+
 const setClientControlsRoute: AdminRoute<typeof clientParams, typeof setClientControlsSchema> = {
   method: 'put',
   path: '/clients/:clientId/controls',
@@ -606,6 +684,9 @@ export const accessRoutes: AdminRoute[] = [
   changeClientStatusRoute,
   setClientControlsRoute,
   setClientRestrictionRoute,
+  startEvaluationRoute,
+  pauseEvaluationRoute,
+  activateCommercialAccessRoute,
   issueApiKeyRoute,
   listApiKeysRoute,
   revokeApiKeyRoute,

@@ -1,3 +1,4 @@
+import { ApiError } from '../domain/errors.js';
 import { Redis } from 'ioredis';
 
 /**
@@ -12,6 +13,16 @@ export interface NonceStore {
 
 function nonceKey(clientId: number, nonce: string): string {
   return `nonce:${clientId}:${nonce}`;
+}
+
+/**
+ * 503: a signed request cannot be checked for replay while Redis is unreachable, so it is refused, as a
+ * temporary condition worth retrying (not a 500). The cause is kept for the log without the nonce.
+ */
+export class NonceStoreUnavailable extends ApiError {
+  constructor(readonly causeMessage: string) {
+    super(503, 'SERVICE_UNAVAILABLE', 'Signed requests cannot be verified right now; retry shortly.', { retry_after_seconds: 1 });
+  }
 }
 
 /**
@@ -34,7 +45,7 @@ export function createRedisNonceStore(redisUrl: string, options: { timeoutMs?: n
       try {
         return (await client.set(nonceKey(clientId, nonce), '1', 'EX', ttlSeconds, 'NX')) === 'OK';
       } catch (error) {
-        throw new Error(`Redis nonce claim failed: ${(error as Error).message}`);
+        throw new NonceStoreUnavailable((error as Error).message);
       }
     },
     async close() {

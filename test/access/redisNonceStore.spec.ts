@@ -9,7 +9,7 @@ if (!redisUrl) {
 }
 
 describe('Redis nonce store without a reachable server', () => {
-  it('when Redis cannot be reached, then the claim is refused with an error that does not carry the nonce', async () => {
+  it('when Redis cannot be reached, then the claim is refused with a 503 SERVICE_UNAVAILABLE that does not carry the nonce', async () => {
     const store = createRedisNonceStore('redis://127.0.0.1:1', { timeoutMs: 200 });
     const nonce = 'secret-nonce-value-0123456789';
     try {
@@ -17,7 +17,7 @@ describe('Redis nonce store without a reachable server', () => {
         () => null,
         (rejection: unknown) => rejection,
       );
-      expect(error).toBeInstanceOf(Error);
+      expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
       expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(nonce);
     } finally {
       await store.close();

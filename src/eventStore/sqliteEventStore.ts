@@ -57,11 +57,12 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
 /**
  * A reader of the whole log ahead of its consumer, which a rebuild uses instead of paging with readAll.
  * Pages come in log order; the last one is empty (the head was reached when it was read). Stopping early
- * (`return`, or leaving a for-await loop) ends the reading. An event's id, stream name and timestamp may
- * share their page's text, which a consumer keeping one of them keeps alive.
+ * (`return`, or leaving a for-await loop) ends the reading. The events may be class instances whose `data` and
+ * `metadata` are getters (spread or clone one field by field); their strings may share their page's text,
+ * which a consumer keeping one of them keeps alive.
  */
 export interface LogReadAhead {
-  readAllAhead(options: { after?: bigint; pageSize: number }): AsyncIterableIterator<RecordedEvent[]>;
+  readAllAhead(options: { after?: bigint; pageSize: number }): AsyncGenerator<RecordedEvent[], void, undefined>;
 }
 
 export type SqliteEventStore = EventStore & LogReadAhead;
@@ -140,6 +141,35 @@ interface ReadPage {
 }
 type ReaderMessage = ReadPage | { error: string };
 
+/**
+ * An event of a read-ahead page. Its payload and metadata are parsed when first read: a consumer that
+ * routes by type (a rebuild) never reads those of the events it has no projection for, which are over a
+ * third of the log (id allocations, slug reservations).
+ */
+class PageEvent implements RecordedEvent {
+  private parsedData: object | undefined;
+  private parsedMetadata: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly type: string,
+    private readonly dataText: string,
+    private readonly metadataText: string,
+    readonly streamName: string,
+    readonly revision: number,
+    readonly position: bigint,
+    readonly recordedAt: string,
+  ) {}
+
+  get data(): object {
+    return (this.parsedData ??= JSON.parse(this.dataText) as object);
+  }
+
+  get metadata(): Record<string, unknown> {
+    return (this.parsedMetadata ??= this.metadataText === EMPTY_METADATA ? {} : (JSON.parse(this.metadataText) as Record<string, unknown>));
+  }
+}
+
 /** `types`: the type of each code so far, to which the page's new types are added. */
 function eventsOf(page: ReadPage, types: string[]): RecordedEvent[] {
   for (const type of page.newTypes) types.push(type);
@@ -153,16 +183,16 @@ function eventsOf(page: ReadPage, types: string[]): RecordedEvent[] {
     const metadataEnd = ends[at + 2]!;
     const streamEnd = ends[at + 3]!;
     const recordedEnd = ends[at + 4]!;
-    events[index] = {
-      id: text.slice(start, idEnd),
-      type: types[numbers[index * 3]!]!,
-      data: JSON.parse(text.slice(idEnd, dataEnd)) as object,
-      metadata: metadataEnd - dataEnd === 2 ? {} : (JSON.parse(text.slice(dataEnd, metadataEnd)) as Record<string, unknown>),
-      streamName: text.slice(metadataEnd, streamEnd),
-      revision: numbers[index * 3 + 1]!,
-      position: BigInt(numbers[index * 3 + 2]!),
-      recordedAt: text.slice(streamEnd, recordedEnd),
-    };
+    events[index] = new PageEvent(
+      text.slice(start, idEnd),
+      types[numbers[index * 3]!]!,
+      text.slice(idEnd, dataEnd),
+      text.slice(dataEnd, metadataEnd),
+      text.slice(metadataEnd, streamEnd),
+      numbers[index * 3 + 1]!,
+      BigInt(numbers[index * 3 + 2]!),
+      text.slice(streamEnd, recordedEnd),
+    );
     start = recordedEnd;
   }
   return events;

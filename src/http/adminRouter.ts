@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ValidationFailed } from '../domain/errors.js';
 import type { AdminDeps, AdminRoute } from './adminRoute.js';
 import { accessRoutes } from './adminRoutes/accessRoutes.js';
+import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
 import { ADMIN_ACTOR } from './adminAuth.js';
@@ -12,7 +13,7 @@ import { sendData } from './responses.js';
 import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js';
 
 /** Every admin operation: the router serves exactly these and the admin OpenAPI document describes them. */
-export const adminRoutes: readonly AdminRoute[] = [...referenceDataRoutes, ...projectRoutes, ...accessRoutes];
+export const adminRoutes: readonly AdminRoute[] = [...referenceDataRoutes, ...projectRoutes, ...accessRoutes, ...planChangeRoutes];
 
 /** Routes without a body schema accept no body, or an empty JSON object. */
 const NO_BODY = z.object({}).strict().optional();

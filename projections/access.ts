@@ -1,4 +1,4 @@
-import type { Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
+import type { DetailField, Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
 import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
 import { nextAccessMode, noClientControls, type AccessMode, type CatalogueRestriction, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
 import { effectiveGrants } from '../src/access/grants.js';
@@ -27,6 +27,7 @@ export interface AccessPlanDoc extends PositionedDoc {
   scopes: Scope[];
   entitlements: Entitlement[];
   active: boolean;
+  detail_fields: DetailField[] | null;
   created_at: string;
   updated_at: string;
 }
@@ -59,6 +60,8 @@ export interface AccessClientDoc extends PositionedDoc, ClientOwnFields {
   plan: string;
   /** A deactivated plan refuses its clients' keys (403 PLAN_INACTIVE). */
   plan_active: boolean;
+  /** The plan's exposed detail fields, kept current like the grants; null = all. */
+  detail_fields: DetailField[] | null;
   /** Effective grants (see effectiveGrants), kept current when the plan is revised, so a request reads one document. */
   scopes: Scope[];
   entitlements: Entitlement[];
@@ -85,8 +88,20 @@ function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): Ac
   const position = positionNumber(event);
   switch (event.type) {
     case 'PlanDefined': {
-      const { plan_id, key, name, scopes, entitlements, active, at } = event.data;
-      return { _id: plan_id, id: plan_id, key, name, scopes, entitlements, active, created_at: at, updated_at: at, _position: position };
+      const { plan_id, key, name, scopes, entitlements, active, detail_fields, at } = event.data;
+      return {
+        _id: plan_id,
+        id: plan_id,
+        key,
+        name,
+        scopes,
+        entitlements,
+        active,
+        detail_fields: detail_fields ?? null,
+        created_at: at,
+        updated_at: at,
+        _position: position,
+      };
     }
     case 'PlanRevised':
       return current && { ...current, ...event.data.changes, updated_at: event.data.at, _position: position };
@@ -97,7 +112,7 @@ function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): Ac
 
 function onPlan(client: ClientOwnFields, plan: AccessPlanDoc, position: number): AccessClientDoc {
   const grants = effectiveGrants(plan, { scopes: client.scope_overrides, entitlements: client.entitlement_overrides });
-  return { ...client, plan: plan.key, plan_active: plan.active, ...grants, _position: position };
+  return { ...client, plan: plan.key, plan_active: plan.active, detail_fields: plan.detail_fields, ...grants, _position: position };
 }
 
 async function applyPlanEvent(event: Recorded<PlanEvent>, ctx: ProjectionContext): Promise<void> {

@@ -215,7 +215,7 @@ const relatedProjects: QueryRoute<typeof projectParams, z.ZodObject> = {
       (project) => project.published && projectInScope(scope, project),
     );
     const references = await projectReferences(readStore, related);
-    return { data: serializedSummaries.array(related, references, baseUrl) };
+    return { data: serializedSummaries.array(related, references, { baseUrl, detailFields: access.detailFields }) };
   },
 };
 

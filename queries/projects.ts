@@ -156,7 +156,7 @@ const listProjects: QueryRoute<z.ZodObject, typeof listProjectsQuery> = {
     const represent = detail ? serializedDetails : serializedSummaries;
     const quotaUnits = detail ? Math.ceil(query.ids!.length / IDS_PER_DETAIL_UNIT) : undefined;
     return {
-      data: represent.array(found.items, references, baseUrl),
+      data: represent.array(found.items, references, { baseUrl, detailFields: access.detailFields }),
       meta: { pagination: pagination(page, perPage, found.total), ...(quotaUnits === undefined ? {} : { quota_units: quotaUnits }) },
       ...(quotaUnits === undefined ? {} : { quotaUnits }),
     };
@@ -179,7 +179,7 @@ const getProject: QueryRoute<typeof projectParams, z.ZodObject> = {
   async handle({ params, baseUrl, access }, { readStore }) {
     const project = await getPublished<ProjectDoc>(readStore, PROJECTS, params.project);
     if (!projectInScope(await catalogueScopeOf(readStore, access), project)) throw new NotFound();
-    return { data: serializedDetails.one(project, await projectReferences(readStore, [project]), baseUrl) };
+    return { data: serializedDetails.one(project, await projectReferences(readStore, [project]), { baseUrl, detailFields: access.detailFields }) };
   },
 };
 

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { DetailField } from '../src/access/accessContext.js';
 import { z } from 'zod';
 import type { ImageRef } from '../src/catalogue/imageRef.js';
 import { projectNatures, projectStatuses } from '../src/catalogue/project.js';
@@ -121,20 +122,25 @@ export const projectSummarySchema = z
   .meta({ id: 'ProjectSummary' });
 export type ProjectSummary = z.infer<typeof projectSummarySchema>;
 
+const planField = <T extends z.ZodType>(schema: T) => schema.nullable().meta({ description: "Null when the client's plan does not expose this field." });
+
 export const projectDetailSchema = projectSummarySchema
   .extend({
-    overview: z.string(),
-    description: z.string(),
-    master_plan: z.string(),
-    property_no: z.string(),
-    license_no: z.string(),
-    project_types: z.array(z.string()),
-    video_description: z.string(),
-    map_embed_html: z.string().nullable().meta({ description: 'Ready-to-render map embed; null when none is configured.' }),
-    down_payment_percent: z.number().nullable(),
-    service_charges: z.string().nullable(),
+    overview: planField(z.string()),
+    description: planField(z.string()),
+    master_plan: planField(z.string()),
+    property_no: planField(z.string()),
+    license_no: planField(z.string()),
+    project_types: planField(z.array(z.string())),
+    video_description: planField(z.string()),
+    map_embed_html: z.string().nullable().meta({ description: "Ready-to-render map embed; null when none is configured or the client's plan does not expose it." }),
+    down_payment_percent: z.number().nullable().meta({ description: "Null when unknown or the client's plan does not expose it." }),
+    service_charges: z.string().nullable().meta({ description: "Null when unknown or the client's plan does not expose it." }),
   })
-  .meta({ id: 'ProjectDetail' });
+  .meta({
+    id: 'ProjectDetail',
+    description: "The detail representation. A client's plan may expose only some of the detail-only fields; the others are null.",
+  });
 export type ProjectDetail = z.infer<typeof projectDetailSchema>;
 
 /** The developers, states, communities and sub-communities a page of projects names, fetched once per page. */
@@ -171,25 +177,37 @@ export async function projectReferences(readStore: ReadStore, projects: readonly
  * request for a project or a page of projects then costs no building and no serialising of the unchanged
  * ones. (MongoDB answers with new objects every time, so nothing is reused there, and nothing is wrong.)
  */
+/** Who a representation is for: the base URL of its addresses and the detail fields the client's plan exposes (null = all). */
+export interface Audience {
+  baseUrl: string;
+  detailFields: ReadonlySet<DetailField> | null;
+}
+
 class SerializedRepresentations {
   private readonly byDocument = new WeakMap<ProjectDoc, { inputs: readonly unknown[]; json: string; digest: string }>();
 
-  constructor(private readonly represent: (project: ProjectDoc, references: ProjectReferences, baseUrl: string) => unknown) {}
+  constructor(
+    private readonly represent: (project: ProjectDoc, references: ProjectReferences, audience: Audience) => unknown,
+    /** Summaries have no detail fields: every client shares their cached form. */
+    private readonly showsDetailFields: boolean,
+  ) {}
 
-  one(project: ProjectDoc, references: ProjectReferences, baseUrl: string): SerializedJson {
-    const { json, digest } = this.entry(project, references, baseUrl);
+  one(project: ProjectDoc, references: ProjectReferences, audience: Audience): SerializedJson {
+    const { json, digest } = this.entry(project, references, audience);
     return new SerializedJson(json, digest);
   }
 
   /** The JSON array of the projects' representations, in order. */
-  array(projects: readonly ProjectDoc[], references: ProjectReferences, baseUrl: string): SerializedJson {
-    const entries = projects.map((project) => this.entry(project, references, baseUrl));
+  array(projects: readonly ProjectDoc[], references: ProjectReferences, audience: Audience): SerializedJson {
+    const entries = projects.map((project) => this.entry(project, references, audience));
     return new SerializedJson(`[${entries.map((entry) => entry.json).join(',')}]`, `[${entries.map((entry) => entry.digest).join(',')}]`);
   }
 
-  private entry(project: ProjectDoc, references: ProjectReferences, baseUrl: string): { json: string; digest: string } {
+  private entry(project: ProjectDoc, references: ProjectReferences, audience: Audience): { json: string; digest: string } {
     const inputs = [
-      baseUrl,
+      audience.baseUrl,
+      // Compared by value: clients on plans with the same fields share the entry.
+      this.showsDetailFields && audience.detailFields !== null ? [...audience.detailFields].join(',') : '*',
       references.developers.get(project.developer_id),
       references.states.get(project.state_id),
       references.communities.get(project.community_id),
@@ -197,15 +215,15 @@ class SerializedRepresentations {
     ];
     const cached = this.byDocument.get(project);
     if (cached && cached.inputs.every((input, index) => input === inputs[index])) return cached;
-    const json = JSON.stringify(this.represent(project, references, baseUrl));
+    const json = JSON.stringify(this.represent(project, references, audience));
     const entry = { inputs, json, digest: hash('sha1', json, 'base64url') };
     this.byDocument.set(project, entry);
     return entry;
   }
 }
 
-export const serializedSummaries = new SerializedRepresentations((project, references, baseUrl) => projectSummary(project, references, baseUrl));
-export const serializedDetails = new SerializedRepresentations((project, references, baseUrl) => projectDetail(project, references, baseUrl));
+export const serializedSummaries = new SerializedRepresentations((project, references, { baseUrl }) => projectSummary(project, references, baseUrl), false);
+export const serializedDetails = new SerializedRepresentations(projectDetail, true);
 
 export function projectSummary(project: ProjectDoc, references: ProjectReferences, baseUrl: string): ProjectSummary {
   return {
@@ -236,19 +254,20 @@ export function projectSummary(project: ProjectDoc, references: ProjectReference
   };
 }
 
-export function projectDetail(project: ProjectDoc, references: ProjectReferences, baseUrl: string): ProjectDetail {
+export function projectDetail(project: ProjectDoc, references: ProjectReferences, { baseUrl, detailFields }: Audience): ProjectDetail {
+  const shown = <T>(field: DetailField, value: T): T | null => (detailFields === null || detailFields.has(field) ? value : null);
   return {
     ...projectSummary(project, references, baseUrl),
-    overview: project.overview,
-    description: project.description,
-    master_plan: project.master_plan,
-    property_no: project.property_no,
-    license_no: project.license_no,
-    project_types: project.project_types,
-    video_description: project.video_description,
-    map_embed_html: project.map_embed_html,
-    down_payment_percent: project.down_payment_percent,
-    service_charges: project.service_charges,
+    overview: shown('overview', project.overview),
+    description: shown('description', project.description),
+    master_plan: shown('master_plan', project.master_plan),
+    property_no: shown('property_no', project.property_no),
+    license_no: shown('license_no', project.license_no),
+    project_types: shown('project_types', project.project_types),
+    video_description: shown('video_description', project.video_description),
+    map_embed_html: shown('map_embed_html', project.map_embed_html),
+    down_payment_percent: shown('down_payment_percent', project.down_payment_percent),
+    service_charges: shown('service_charges', project.service_charges),
   };
 }
 

@@ -1,10 +1,19 @@
 import { z } from 'zod';
+import { DETAIL_FIELDS } from '../../src/access/accessContext.js';
 import { entitlementListSchema, entitlementsInSpecOrder, scopeListSchema, scopesInSpecOrder } from '../../src/access/grants.js';
 import { planKeySchema, type Plan, type PlanEvent } from '../../src/access/plan.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
 
 export const planNameSchema = z.string().trim().min(1).max(200);
+
+/** Kept in the order of DETAIL_FIELDS, so equal sets are equal lists. */
+export const detailFieldsSchema = z
+  .array(z.enum(DETAIL_FIELDS))
+  .refine((fields) => new Set(fields).size === fields.length, 'must not repeat a field')
+  .transform((fields) => DETAIL_FIELDS.filter((field) => fields.includes(field)))
+  .nullable()
+  .meta({ description: 'The detail-only project fields its clients see; the others answer null. null = all of them.' });
 
 export const definePlanSchema = z
   .object({
@@ -13,6 +22,7 @@ export const definePlanSchema = z
     scopes: scopeListSchema,
     entitlements: entitlementListSchema,
     active: z.boolean().default(true).meta({ description: 'An inactive plan takes no new clients and grants its clients nothing.' }),
+    detail_fields: detailFieldsSchema.default(null),
   })
   .strict();
 

@@ -27,6 +27,21 @@ export type Scope = (typeof SCOPES)[number];
 export const ENTITLEMENTS = ['floorplans', 'images', 'virtual_tours', 'floorplates', 'brochures', 'project_pdf', 'webhooks'] as const;
 export type Entitlement = (typeof ENTITLEMENTS)[number];
 
+/** The fields only the project detail representation has; a plan may expose some of them only. */
+export const DETAIL_FIELDS = [
+  'overview',
+  'description',
+  'master_plan',
+  'property_no',
+  'license_no',
+  'project_types',
+  'video_description',
+  'map_embed_html',
+  'down_payment_percent',
+  'service_charges',
+] as const;
+export type DetailField = (typeof DETAIL_FIELDS)[number];
+
 export const KEY_ENVIRONMENTS = ['live', 'test'] as const;
 export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
 
@@ -50,6 +65,8 @@ export interface AccessContext {
   liveDomain: string | null;
   /** Authentication rule 8 (queries/catalogueScope.ts); null = the whole catalogue. */
   restriction: CatalogueRestriction;
+  /** The detail fields the plan exposes; null = all of them. */
+  detailFields: ReadonlySet<DetailField> | null;
   /** Evaluation Mode's frozen sample (rule 9); null = commercial access. */
   evaluationSample: ReadonlySet<number> | null;
 }

@@ -1,7 +1,7 @@
 import { ACCESS_CLIENTS, ACCESS_KEYS, type AccessClientDoc, type AccessKeyDoc } from '../../projections/access.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { assertNever } from '../domain/decider.js';
-import type { AccessContext } from './accessContext.js';
+import type { AccessContext, DetailField } from './accessContext.js';
 import { AccessRefused } from './accessRefusals.js';
 import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
 
@@ -38,6 +38,7 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string, n
     liveDomain: client.controls.environments.live.domain,
     restriction: client.restriction,
     evaluationSample: evaluationSampleOf(client),
+    detailFields: detailFieldsOf(client),
   };
 }
 
@@ -74,6 +75,18 @@ function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc, now: Date): 
     if (key.environment === 'live') throw new AccessRefused('EVALUATION_TEST_ONLY');
     if (client.access_mode.paused) throw new AccessRefused('EVALUATION_ACCESS_PAUSED');
   }
+}
+
+const detailFieldSets = new WeakMap<AccessClientDoc, ReadonlySet<DetailField>>();
+
+function detailFieldsOf(client: AccessClientDoc): ReadonlySet<DetailField> | null {
+  if (client.detail_fields === null) return null;
+  let fields = detailFieldSets.get(client);
+  if (!fields) {
+    fields = new Set(client.detail_fields);
+    detailFieldSets.set(client, fields);
+  }
+  return fields;
 }
 
 /** Made once per stored client document, like its grants. */

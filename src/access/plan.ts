@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
-import type { Entitlement, Scope } from './accessContext.js';
+import type { DetailField, Entitlement, Scope } from './accessContext.js';
 
 export const planKeySchema = z
   .string()
@@ -20,10 +20,20 @@ export interface PlanFields {
   entitlements: Entitlement[];
   /** An inactive plan takes no new clients and grants the clients on it nothing. */
   active: boolean;
+  /** The detail-only project fields its clients see (others answer null); null = all of them. */
+  detail_fields: DetailField[] | null;
 }
 
 export type PlanEvent =
-  | DomainEvent<'PlanDefined', PlanFields & { plan_id: number; at: string }>
+  | DomainEvent<
+      'PlanDefined',
+      Omit<PlanFields, 'detail_fields'> & {
+        /** Absent in events recorded before plans could limit detail fields: all of them. */
+        detail_fields?: DetailField[] | null;
+        plan_id: number;
+        at: string;
+      }
+    >
   | DomainEvent<'PlanRevised', { plan_id: number; changes: Partial<Omit<PlanFields, 'key'>>; at: string }>;
 
 /** The folded Plan; the aggregate's state is null before PlanDefined. */
@@ -34,8 +44,8 @@ export const planStream = (id: number): string => `plan-${id}`;
 export function evolvePlan(plan: Plan | null, event: PlanEvent): Plan | null {
   switch (event.type) {
     case 'PlanDefined': {
-      const { key, name, scopes, entitlements, active } = event.data;
-      return { key, name, scopes, entitlements, active };
+      const { key, name, scopes, entitlements, active, detail_fields } = event.data;
+      return { key, name, scopes, entitlements, active, detail_fields: detail_fields ?? null };
     }
     case 'PlanRevised':
       return plan && { ...plan, ...event.data.changes };

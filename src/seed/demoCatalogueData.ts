@@ -3,7 +3,7 @@
  * places are real UAE places; developers and projects are invented.
  */
 
-import { ENTITLEMENTS, SCOPES, type Entitlement, type Scope } from '../access/accessContext.js';
+import { ENTITLEMENTS, SCOPES, type DetailField, type Entitlement, type Scope } from '../access/accessContext.js';
 
 export interface DemoState {
   name: string;
@@ -240,9 +240,13 @@ export interface DemoPlan {
   name: string;
   scopes: Scope[];
   entitlements: Entitlement[];
+  detail_fields: DetailField[] | null;
 }
 
-/** Starter reads the catalogue with images; professional adds everything but webhooks; enterprise has it all. */
+/**
+ * Starter reads the catalogue with images and the descriptive detail fields only; professional adds
+ * everything but webhooks; enterprise has it all.
+ */
 export const demoPlans: DemoPlan[] = [
   {
     key: 'starter',
@@ -263,12 +267,14 @@ export const demoPlans: DemoPlan[] = [
       'media:read',
     ],
     entitlements: ['images'],
+    detail_fields: ['overview', 'description', 'project_types', 'map_embed_html'],
   },
   {
     key: 'professional',
     name: 'Professional',
     scopes: SCOPES.filter((scope) => scope !== 'webhooks:manage'),
     entitlements: ENTITLEMENTS.filter((entitlement) => entitlement !== 'webhooks'),
+    detail_fields: null,
   },
-  { key: 'enterprise', name: 'Enterprise', scopes: [...SCOPES], entitlements: [...ENTITLEMENTS] },
+  { key: 'enterprise', name: 'Enterprise', scopes: [...SCOPES], entitlements: [...ENTITLEMENTS], detail_fields: null },
 ];

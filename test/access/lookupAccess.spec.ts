@@ -65,6 +65,7 @@ describe('lookupAccess', () => {
       liveDomain: null,
       restriction: null,
       evaluationSample: null,
+      detailFields: null,
     });
   });
 

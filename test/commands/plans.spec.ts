@@ -12,6 +12,7 @@ const aPlan = (overrides: Partial<DefinePlan> = {}): DefinePlan => ({
   scopes: ['projects:read', 'developers:read'],
   entitlements: ['images'],
   active: true,
+  detail_fields: null,
   ...overrides,
 });
 
@@ -50,6 +51,13 @@ describe('definePlan', () => {
 
 describe('revisePlan', () => {
   const spec = deciderSpec(planAggregate, revisePlan);
+
+  it('when the plan limits its detail fields and later exposes all again, then each PlanRevised carries the list or null', () => {
+    const limited: PlanEvent = { type: 'PlanRevised', data: { plan_id: 1, changes: { detail_fields: ['overview'] }, at } };
+    spec.given([defined]).when({ detail_fields: ['overview'] }).then([limited]);
+    spec.given([defined, limited]).when({ detail_fields: null }).then([{ type: 'PlanRevised', data: { plan_id: 1, changes: { detail_fields: null }, at } }]);
+    spec.given([defined, limited]).when({ detail_fields: ['overview'] }).then([]);
+  });
 
   it('when scopes are replaced and the plan deactivated, then PlanRevised carries both changes', () => {
     spec

@@ -51,6 +51,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
     expect(created.body.data).toEqual({
       id: expect.any(Number),
       revision: 0,
+      detail_fields: null,
       key: 'growth',
       name: 'Growth',
       scopes: ['projects:read', 'media:read', 'faqs:read'],

@@ -122,6 +122,7 @@ describe('demo catalogue seed', () => {
         ],
         entitlements: ['images'],
         active: true,
+        detail_fields: ['overview', 'description', 'project_types', 'map_embed_html'],
         at: expect.any(String),
       },
       {
@@ -131,9 +132,19 @@ describe('demo catalogue seed', () => {
         scopes: SCOPES.filter((scope) => scope !== 'webhooks:manage'),
         entitlements: ENTITLEMENTS.filter((entitlement) => entitlement !== 'webhooks'),
         active: true,
+        detail_fields: null,
         at: expect.any(String),
       },
-      { plan_id: 3, key: 'enterprise', name: 'Enterprise', scopes: [...SCOPES], entitlements: [...ENTITLEMENTS], active: true, at: expect.any(String) },
+      {
+        plan_id: 3,
+        key: 'enterprise',
+        name: 'Enterprise',
+        scopes: [...SCOPES],
+        entitlements: [...ENTITLEMENTS],
+        active: true,
+        detail_fields: null,
+        at: expect.any(String),
+      },
     ]);
     expect(firstPlan).toBeGreaterThan(lastUnitType);
     expect(events.slice(firstPlan).find((event) => event.type === 'ProjectCreated')).toBeDefined();

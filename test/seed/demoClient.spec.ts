@@ -76,6 +76,7 @@ describe('demo client on the first embedded start', () => {
         liveDomain: null,
         restriction: null,
         evaluationSample: null,
+        detailFields: null,
       });
     }
 

@@ -19,9 +19,11 @@ import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
  */
 export async function lookupAccess(readStore: ReadStore, presentedKey: string, now: Date = new Date()): Promise<AccessContext | null> {
   const environment = environmentOfApiKey(presentedKey);
-  if (environment === null) return null;
+  // Every presented value, well-formed or not (or empty), costs one hash and one lookup, so the 401s for a
+  // missing, malformed and unknown key take the same path and the same time. A malformed value cannot
+  // find a key: that would take a SHA-256 collision.
   const key = await readStore.get<AccessKeyDoc>(ACCESS_KEYS, hashApiKey(presentedKey));
-  if (!key || key.environment !== environment) return null;
+  if (environment === null || !key || key.environment !== environment) return null;
   const client = await readStore.get<AccessClientDoc>(ACCESS_CLIENTS, key.client_id);
   // The access projection writes a key only after its client; a key without one has not been projected whole.
   if (!client) return null;

@@ -68,9 +68,9 @@ export function apiAuth(readStore: ReadStore, checks: readonly RequestCheck[] = 
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (keyInQuery(req)) throw new KeyInQueryString();
     const presented = /^Bearer +(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    const access = presented === undefined ? null : await lookupAccess(readStore, presented, clock());
+    const access = await lookupAccess(readStore, presented ?? '', clock());
     if (!access) throw new Unauthenticated();
-    for (const check of checks) await check(req, access, presented!);
+    for (const check of checks) await check(req, access, presented ?? '');
     res.locals[ACCESS_KEY] = access;
     res.setHeader('X-Access-Mode', access.evaluationSample === null ? 'commercial' : 'evaluation');
     res.setHeader('X-Sandbox', String(access.environment === 'test'));

@@ -107,7 +107,7 @@ describe('lookupAccess', () => {
     await expect(lookupAccess(readStore, key)).resolves.toBeNull();
   });
 
-  it('when any key is looked up, then the read store is asked at most twice, by id', async () => {
+  it('when any value is presented, then the read store is asked once per 401 (missing, malformed or unknown alike) and twice for a known key', async () => {
     const calls: string[] = [];
     const counting = new Proxy(readStore, {
       get(target, property, receiver) {
@@ -123,8 +123,11 @@ describe('lookupAccess', () => {
     await lookupAccess(counting, liveKey);
     expect(calls).toEqual(['get', 'get']);
     calls.length = 0;
-    await lookupAccess(counting, 'not a key');
-    expect(calls).toEqual([]);
+    for (const presented of ['not a key', '', `svc_live_${'A'.repeat(43)}`]) {
+      await lookupAccess(counting, presented);
+      expect(calls, `${presented} costs the same one lookup`).toEqual(['get']);
+      calls.length = 0;
+    }
   });
 
   it('when keys are generated, then each has the exact well-formed shape and they differ', () => {

@@ -42,6 +42,27 @@ describe('API keys on /v1', () => {
     expect(bodies[0]).toEqual({ code: 'UNAUTHENTICATED', message: expect.any(String), details: {} });
   });
 
+  it('when missing, malformed and unknown keys are sent many times, then their 401s take the same time class', async () => {
+    const kinds: Record<string, Record<string, string>> = {
+      missing: {},
+      malformed: { authorization: 'Bearer not-a-key' },
+      unknown: { authorization: `Bearer svc_live_${'A'.repeat(43)}` },
+    };
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const timings: Record<string, number[]> = { missing: [], malformed: [], unknown: [] };
+    // Interleaved, so a slow moment of the machine hits every kind alike.
+    for (let round = 0; round < 60; round++) {
+      for (const [kind, headers] of Object.entries(kinds)) {
+        const started = performance.now();
+        expect((await request(api.app.baseUrl, '/v1/projects', { headers })).status).toBe(401);
+        timings[kind]!.push(performance.now() - started);
+      }
+    }
+    const medians = Object.values(timings).map(median);
+    // Same code path (one hash, one lookup: see lookupAccess); loopback noise is well under a millisecond.
+    expect(Math.max(...medians) - Math.min(...medians)).toBeLessThan(1);
+  });
+
   it('when a verified key is revoked, then 403 API_KEY_REVOKED says so, while the client\'s other key keeps working', async () => {
     const revoked = await api.issue();
     const sibling = await api.admin('POST', `/clients/${revoked.clientId}/keys`, { environment: 'live' });

@@ -925,10 +925,11 @@ parentPort.on('message', (batch) => {
 const WRITER_MAX_IN_FLIGHT_CHARS = 32 * 1024 * 1024;
 
 /**
- * Commits made through the connections of this process, by database file. A read looks for other
- * connections' commits (PRAGMA data_version) once per event-loop turn, and again within the turn only when
- * this count moved: asking on every read cost a sixth of a project request's CPU. So a read sees every
- * commit of this process, and every commit of another process made before the turn's first read.
+ * Commits made through the connections of this process, by database file. A read (and a generation's
+ * queued write) looks for other connections' commits (PRAGMA data_version) once per event-loop turn, and
+ * again within the turn only when this count moved: asking on every read cost a sixth of a project
+ * request's CPU. So a read sees every commit of this process, and every commit of another process made
+ * before the turn's first look.
  */
 const commitsInProcess = new Map<string, number>();
 
@@ -1309,8 +1310,11 @@ class EmbeddedEngine implements StoreView {
     if (this.writer?.broken) this.writer = undefined;
     const writer = (generation.writer ??= this.writer ??= new GenerationWriter(this.db.name));
     writer.assertWritable(generation.id);
-    // Another connection may have declared indexes since.
-    this.syncWithOtherConnections();
+    // Another connection may have declared indexes since. Looking once per turn, as reads do, misses only
+    // declarations that could as well have come a moment after this write; looking on every write cost a
+    // rebuild a re-read of the metadata per page and projection, since the writer's own commits count as
+    // another connection's.
+    this.syncOncePerTurn();
     const physicals: string[] = [];
     const targets = new Map<string, { index: number; keys: UniqueKeys; changes: DocChange[] }>();
     for (const { collection } of ops) {
@@ -1526,7 +1530,7 @@ class EmbeddedEngine implements StoreView {
 
   private freshMirror(view: StoreView, collection: string): CollectionMirror {
     view.assertUsable();
-    this.syncForRead();
+    this.syncOncePerTurn();
     return this.mirrorOf(view.physicalOf(collection), collection);
   }
 
@@ -1581,7 +1585,7 @@ class EmbeddedEngine implements StoreView {
   }
 
   /** See commitsInProcess. */
-  private syncForRead(): void {
+  private syncOncePerTurn(): void {
     const commits = commitsInProcess.get(this.db.name) ?? 0;
     if (this.lookedThisTurn && commits === this.commitsSeen) return;
     this.syncWithOtherConnections();

@@ -33,7 +33,7 @@ const intersect = (left: ReadonlySet<number> | null, right: ReadonlySet<number> 
  */
 export async function catalogueScopeOf(readStore: ReadStore, access: AccessContext): Promise<CatalogueScope> {
   const restricted = await restrictionScope(readStore, access);
-  const sample = access.evaluationSample;
+  const sample = access.evaluation?.sample ?? null;
   if (sample === null) return restricted;
   // The sample is frozen; the projects' current references decide which related records come with it.
   const projects = await readStore.getMany<ProjectDoc>(PROJECTS, [...sample]);

@@ -191,7 +191,7 @@ const subResourceRoutes: QueryRoute[] = subResources.map(
     errors: ['notFound', ...(subResource.errors ?? [])],
     async handle({ params, baseUrl, access }, deps) {
       const resources = await publishedResources(deps.readStore, params.project, await catalogueScopeOf(deps.readStore, access));
-      return { data: subResource.shape(resources, { baseUrl, deps, evaluation: access.evaluationSample !== null }) };
+      return { data: subResource.shape(resources, { baseUrl, deps, evaluation: access.evaluation !== null }) };
     },
   }),
 ) as QueryRoute[];
@@ -330,7 +330,7 @@ const projectResourcesBatch: QueryRoute<z.ZodObject, typeof resourcesQuery> = {
       (await readStore.getMany<ProjectResourcesDoc>(PROJECT_RESOURCES, returned)).map((resources) => [resources.project_id, resources]),
     );
     const quotaUnits = Math.ceil((query.ids.length * query.include.length) / PAIRS_PER_UNIT);
-    const shaping: Shaping = { baseUrl, deps, evaluation: access.evaluationSample !== null };
+    const shaping: Shaping = { baseUrl, deps, evaluation: access.evaluation !== null };
     return {
       data: returned.flatMap((projectId) => {
         const resources = resourcesById.get(projectId);

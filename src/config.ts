@@ -30,6 +30,8 @@ export interface Config {
   signatureWindowSeconds: number;
   /** CIDR blocks of reverse proxies whose X-Forwarded-For is believed; empty = the socket peer is the client. */
   trustedProxies: string[];
+  /** Evaluation Mode's safety threshold: requests of one evaluation, past which it is paused. */
+  evaluationRequestLimit: number;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -115,6 +117,7 @@ const environmentSchema = z.object({
     SIGNED_LINK_TTL_SECONDS: withDefault(integer(30, 86_400), '900'),
     SIGNATURE_WINDOW_SECONDS: withDefault(integer(10, 3_600), '300'),
     TRUSTED_PROXIES: withDefault(cidrList, ''),
+    EVALUATION_REQUEST_LIMIT: withDefault(integer(1, 10_000_000), '5000'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signedLinkTtlSeconds: vars.SIGNED_LINK_TTL_SECONDS,
     signatureWindowSeconds: vars.SIGNATURE_WINDOW_SECONDS,
     trustedProxies: vars.TRUSTED_PROXIES,
+    evaluationRequestLimit: vars.EVALUATION_REQUEST_LIMIT,
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

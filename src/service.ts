@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
 import { startProjector, type Projector } from '../projections/runtime.js';
+import { createEvaluationUsage } from './access/evaluationUsage.js';
 import { createNonceStore } from './access/nonceStore.js';
 import { createRedisCacheHealth, inProcessCacheHealth, type CacheHealth } from './cache/cacheHealth.js';
 import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, type Config } from './config.js';
@@ -126,6 +127,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       cleanups.push(() => cache.close());
       const nonceStore = createNonceStore(config.redisUrl);
       cleanups.push(() => nonceStore.close());
+      const evaluationUsage = createEvaluationUsage(config.redisUrl);
+      cleanups.push(() => evaluationUsage.close());
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
       const app = createApp({
         ...stores,
@@ -138,6 +141,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         linkSigner,
         ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
         trustedProxies: config.trustedProxies,
+        evaluationUsage,
+        evaluationRequestLimit: config.evaluationRequestLimit,
       });
       const listening = createServer(app);
       listening.listen(config.port, config.host);

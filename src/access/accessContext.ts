@@ -67,6 +67,6 @@ export interface AccessContext {
   restriction: CatalogueRestriction;
   /** The detail fields the plan exposes; null = all of them. */
   detailFields: ReadonlySet<DetailField> | null;
-  /** Evaluation Mode's frozen sample (rule 9); null = commercial access. */
-  evaluationSample: ReadonlySet<number> | null;
+  /** Evaluation Mode (rule 9): its frozen sample and when it started; null = commercial access. */
+  evaluation: { sample: ReadonlySet<number>; startedAt: string } | null;
 }

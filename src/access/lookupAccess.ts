@@ -39,7 +39,7 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string, n
     networkControls: client.controls.environments[environment],
     liveDomain: client.controls.environments.live.domain,
     restriction: client.restriction,
-    evaluationSample: evaluationSampleOf(client),
+    evaluation: evaluationOf(client),
     detailFields: detailFieldsOf(client),
   };
 }
@@ -92,16 +92,16 @@ function detailFieldsOf(client: AccessClientDoc): ReadonlySet<DetailField> | nul
 }
 
 /** Made once per stored client document, like its grants. */
-const samples = new WeakMap<AccessClientDoc, ReadonlySet<number>>();
+const evaluations = new WeakMap<AccessClientDoc, NonNullable<AccessContext['evaluation']>>();
 
-function evaluationSampleOf(client: AccessClientDoc): ReadonlySet<number> | null {
+function evaluationOf(client: AccessClientDoc): AccessContext['evaluation'] {
   if (client.access_mode.mode !== 'evaluation') return null;
-  let sample = samples.get(client);
-  if (!sample) {
-    sample = new Set(client.access_mode.sample_project_ids);
-    samples.set(client, sample);
+  let evaluation = evaluations.get(client);
+  if (!evaluation) {
+    evaluation = { sample: new Set(client.access_mode.sample_project_ids), startedAt: client.access_mode.started_at };
+    evaluations.set(client, evaluation);
   }
-  return sample;
+  return evaluation;
 }
 
 const DAY_MS = 86_400_000;

@@ -72,7 +72,7 @@ export function apiAuth(readStore: ReadStore, checks: readonly RequestCheck[] = 
     if (!access) throw new Unauthenticated();
     for (const check of checks) await check(req, access, presented ?? '');
     res.locals[ACCESS_KEY] = access;
-    res.setHeader('X-Access-Mode', access.evaluationSample === null ? 'commercial' : 'evaluation');
+    res.setHeader('X-Access-Mode', access.evaluation === null ? 'commercial' : 'evaluation');
     res.setHeader('X-Sandbox', String(access.environment === 'test'));
     next();
   };

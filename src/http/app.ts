@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Express } from 'express';
+import type { EvaluationUsage } from '../access/evaluationUsage.js';
 import type { NonceStore } from '../access/nonceStore.js';
+import { evaluationThreshold } from './evaluationThreshold.js';
 import type { CacheHealth } from '../cache/cacheHealth.js';
 import { NotFound } from '../domain/errors.js';
 import type { EventStore } from '../eventStore/eventStore.js';
@@ -38,6 +40,9 @@ export interface AppDeps {
   signatureWindowSeconds: number;
   /** CIDR blocks of the proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
+  /** Requests per evaluation (Redis when REDIS_URL is set) and the safety threshold (EVALUATION_REQUEST_LIMIT). */
+  evaluationUsage: EvaluationUsage;
+  evaluationRequestLimit: number;
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -58,6 +63,8 @@ function requestChecks(deps: AppDeps): RequestCheck[] {
   return [
     networkControls(deps.trustedProxies),
     requestSigning({ nonceStore: deps.nonceStore, windowSeconds: deps.signatureWindowSeconds, clock: deps.clock }),
+    // Last: only a request that passed everything else counts toward the evaluation's threshold.
+    evaluationThreshold({ usage: deps.evaluationUsage, limit: deps.evaluationRequestLimit, commands: deps }),
   ];
 }
 

@@ -64,7 +64,7 @@ describe('lookupAccess', () => {
       networkControls: { domain: null, ip_allow: [], ip_deny: [] },
       liveDomain: null,
       restriction: null,
-      evaluationSample: null,
+      evaluation: null,
       detailFields: null,
     });
   });

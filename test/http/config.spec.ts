@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       signedLinkTtlSeconds: 900,
       signatureWindowSeconds: 300,
       trustedProxies: [],
+      evaluationRequestLimit: 5000,
       mode: 'embedded',
     });
   });

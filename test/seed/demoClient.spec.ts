@@ -75,7 +75,7 @@ describe('demo client on the first embedded start', () => {
         networkControls: { domain: null, ip_allow: [], ip_deny: [] },
         liveDomain: null,
         restriction: null,
-        evaluationSample: null,
+        evaluation: null,
         detailFields: null,
       });
     }

@@ -1,0 +1,35 @@
+import { decide as pauseEvaluation } from '../../commands/clients/pauseEvaluation.js';
+import { AccessRefused } from '../access/accessRefusals.js';
+import { clientAggregate } from '../access/client.js';
+import type { EvaluationUsage } from '../access/evaluationUsage.js';
+import { updateAggregate, type CommandDeps } from '../domain/commandHandler.js';
+import { Conflict } from '../domain/errors.js';
+import type { RequestCheck } from './apiAuth.js';
+
+/** Who the pause is recorded as, in the client's history. */
+const THRESHOLD_ACTOR = 'system:evaluation-safety-threshold';
+
+/**
+ * Evaluation Mode's safety threshold: the request past `limit` requests of one evaluation pauses it (an
+ * EvaluationPaused event, so it stays paused across restarts and replicas) and is refused with 403
+ * EVALUATION_ACCESS_PAUSED, as is everything after it until commercial activation.
+ */
+export function evaluationThreshold(options: { usage: EvaluationUsage; limit: number; commands: CommandDeps }): RequestCheck {
+  return async (_req, access) => {
+    if (access.evaluation === null) return;
+    const count = await options.usage.record(access.clientId, access.evaluation.startedAt);
+    if (count <= options.limit) return;
+    try {
+      await updateAggregate(options.commands, {
+        aggregate: clientAggregate,
+        id: access.clientId,
+        actor: THRESHOLD_ACTOR,
+        decide: (state, meta) => pauseEvaluation({}, state, meta),
+      });
+    } catch (error) {
+      // The account left evaluation meanwhile (commercial activation): its next request is served commercially.
+      if (!(error instanceof Conflict)) throw error;
+    }
+    throw new AccessRefused('EVALUATION_ACCESS_PAUSED');
+  };
+}

@@ -20,7 +20,7 @@ import { decide as definePlan, definePlanSchema } from '../../../commands/plans/
 import { decide as setSubscription, setSubscriptionSchema } from '../../../commands/subscriptions/setSubscription.js';
 import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
 import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
-import { ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
+import { DETAIL_FIELDS, ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
 import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey, type ApiKeyEvent } from '../../access/apiKey.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../access/apiKeys.js';
 import { CLIENT_STATUSES, clientAggregate, type Client, type ClientEvent } from '../../access/client.js';
@@ -51,7 +51,15 @@ const scopesSchema = z.array(z.enum(SCOPES));
 const entitlementsSchema = z.array(z.enum(ENTITLEMENTS));
 
 const planResponseSchema = definePlanSchema
-  .extend({ id: idSchema, revision: revisionSchema, active: z.boolean() })
+  .extend({
+    id: idSchema,
+    revision: revisionSchema,
+    active: z.boolean(),
+    detail_fields: z
+      .array(z.enum(DETAIL_FIELDS))
+      .nullable()
+      .meta({ description: 'The detail-only project fields its clients see, in this order; null = all of them.' }),
+  })
   .meta({ id: 'AdminPlan', description: 'A plan: the scopes and entitlements its clients get unless they have their own.' });
 
 const environmentControlsResponseSchema = z.object({

@@ -2,12 +2,12 @@ import { SingleBar } from 'cli-progress';
 import { allProjections, projectionByName, projectionNames } from '../../projections/index.js';
 import type { Projection } from '../../projections/projection.js';
 import { rebuildProjections, type RebuildProgress } from '../../projections/rebuild.js';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createLogger, type Logger } from '../logger.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { runCli } from './runCli.js';
 import { openStores } from '../service.js';
 
 const USAGE = `usage: npm run replay [-- --projection NAME]   (NAME: ${projectionNames.join(', ')})`;
-const EXIT_USAGE = 2;
 
 /** `--projection NAME` (repeatable, or comma-separated); none = every projection. */
 function parseReplayArguments(argv: readonly string[]): { projections: Projection[] } | { error: string } {
@@ -85,28 +85,10 @@ async function replay(config: Config, projections: readonly Projection[], logger
   }
 }
 
-async function main(): Promise<number> {
-  const parsed = parseReplayArguments(process.argv.slice(2));
-  if ('error' in parsed) {
-    process.stderr.write(`${parsed.error}\n${USAGE}\n`);
-    return EXIT_USAGE;
-  }
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return EXIT_USAGE;
-  }
-  const logger = createLogger({ level: config.logLevel }).child({ component: 'replay' });
-  try {
-    await replay(config, parsed.projections, logger);
-    return 0;
-  } catch (error) {
-    logger.fatal({ err: error }, 'replay failed; the live read models were left as they were');
-    return 1;
-  }
-}
-
-process.exitCode = await main();
+process.exitCode = await runCli({
+  name: 'replay',
+  usage: USAGE,
+  parse: parseReplayArguments,
+  run: (config, parsed, logger) => replay(config, parsed.projections, logger),
+  failure: 'replay failed; the live read models were left as they were',
+});

@@ -1,11 +1,11 @@
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { createEventStore } from '../eventStore/createEventStore.js';
-import { createLogger, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import { runCli } from './runCli.js';
 import { createReadStore } from '../readStore/createReadStore.js';
 import { nextDemoProjectOrdinal, seedDemoCatalogue } from '../seed/demoCatalogue.js';
 
 const USAGE = 'usage: npm run seed -- --projects N   (N: a whole number >= 1)';
-const EXIT_USAGE = 2;
 
 /** `--projects N` or `--projects=N`; anything else is a usage error. */
 function parseArguments(argv: readonly string[]): { projects: number } | { error: string } {
@@ -50,28 +50,10 @@ async function seed(config: Config, projects: number, logger: Logger): Promise<v
   }
 }
 
-async function main(): Promise<number> {
-  const parsed = parseArguments(process.argv.slice(2));
-  if ('error' in parsed) {
-    process.stderr.write(`${parsed.error}\n${USAGE}\n`);
-    return EXIT_USAGE;
-  }
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return EXIT_USAGE;
-  }
-  const logger = createLogger({ level: config.logLevel }).child({ component: 'seed' });
-  try {
-    await seed(config, parsed.projects, logger);
-    return 0;
-  } catch (error) {
-    logger.fatal({ err: error }, 'seeding failed');
-    return 1;
-  }
-}
-
-process.exitCode = await main();
+process.exitCode = await runCli({
+  name: 'seed',
+  usage: USAGE,
+  parse: parseArguments,
+  run: (config, parsed, logger) => seed(config, parsed.projects, logger),
+  failure: 'seeding failed',
+});

@@ -33,6 +33,7 @@ import { NotFound, ValidationFailed } from '../../domain/errors.js';
 import { slugHolder } from '../../domain/slugReservations.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import { idSchema, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLANS = 'Plans';
 const CLIENTS = 'Clients';
@@ -40,13 +41,6 @@ const API_KEYS = 'API keys';
 
 // Representations.
 
-const idSchema = z.number().int().positive().meta({ description: 'Allocated by the service.' });
-const revisionSchema = z
-  .number()
-  .int()
-  .nonnegative()
-  .meta({ description: "Revision of the resource's event stream; also sent as ETag, send it back as If-Match." });
-const timestampSchema = z.iso.datetime({ offset: true });
 const scopesSchema = z.array(z.enum(SCOPES));
 const entitlementsSchema = z.array(z.enum(ENTITLEMENTS));
 

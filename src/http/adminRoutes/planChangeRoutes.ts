@@ -24,18 +24,12 @@ import { Conflict, NotFound, ValidationFailed } from '../../domain/errors.js';
 import { slugHolder } from '../../domain/slugReservations.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import { idSchema, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLAN_CHANGES = 'Plan changes';
 
 // Representations.
 
-const idSchema = z.number().int().positive().meta({ description: 'Allocated by the service.' });
-const revisionSchema = z
-  .number()
-  .int()
-  .nonnegative()
-  .meta({ description: "Revision of the resource's event stream; also sent as ETag, send it back as If-Match." });
-const timestampSchema = z.iso.datetime({ offset: true });
 const minorUnitsSchema = z.number().int().nonnegative().meta({ description: "In the currency's minor unit (fils, cents)." });
 
 const invoiceSchema = z

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+/** Representation fields every admin resource shares, described once for the admin OpenAPI document. */
+export const idSchema = z.number().int().positive().meta({ description: 'Allocated by the service.' });
+
+export const revisionSchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .meta({ description: "Revision of the resource's event stream; also sent as ETag, send it back as If-Match." });
+
+export const timestampSchema = z.iso.datetime({ offset: true });

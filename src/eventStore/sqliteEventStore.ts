@@ -57,9 +57,9 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
 /**
  * A reader of the whole log ahead of its consumer, which a rebuild uses instead of paging with readAll.
  * Pages come in log order; the last one is empty (the head was reached when it was read). Stopping early
- * (`return`, or leaving a for-await loop) ends the reading. The events may be class instances whose `data` and
- * `metadata` are getters (spread or clone one field by field); their strings may share their page's text,
- * which a consumer keeping one of them keeps alive.
+ * (`return`, or leaving a for-await loop) ends the reading. The events may be class instances whose fields
+ * are getters (spread or clone them field by field), holding their page's text, which a consumer keeping
+ * one of them or of its strings keeps alive.
  */
 export interface LogReadAhead {
   readAllAhead(options: { after?: bigint; pageSize: number }): AsyncGenerator<RecordedEvent[], void, undefined>;
@@ -142,31 +142,49 @@ interface ReadPage {
 type ReaderMessage = ReadPage | { error: string };
 
 /**
- * An event of a read-ahead page. Its payload and metadata are parsed when first read: a consumer that
- * routes by type (a rebuild) never reads those of the events it has no projection for, which are over a
- * third of the log (id allocations, slug reservations).
+ * An event of a read-ahead page: its strings are cut from the page's text, and its payload and metadata
+ * parsed, when first read. A consumer that routes by type (a rebuild) never reads those of the events it
+ * has no projection for, which are over a third of the log (id allocations, slug reservations), nor any
+ * event's id, stream name or timestamp.
  */
 class PageEvent implements RecordedEvent {
   private parsedData: object | undefined;
   private parsedMetadata: Record<string, unknown> | undefined;
 
   constructor(
-    readonly id: string,
+    private readonly text: string,
+    /** The page's end offsets; this event's five fields end at ends[at] to ends[at + 4]. */
+    private readonly ends: Int32Array,
+    private readonly at: number,
+    /** Where its id starts in the text. */
+    private readonly start: number,
     readonly type: string,
-    private readonly dataText: string,
-    private readonly metadataText: string,
-    readonly streamName: string,
     readonly revision: number,
     readonly position: bigint,
-    readonly recordedAt: string,
   ) {}
 
+  get id(): string {
+    return this.text.slice(this.start, this.ends[this.at]);
+  }
+
   get data(): object {
-    return (this.parsedData ??= JSON.parse(this.dataText) as object);
+    return (this.parsedData ??= JSON.parse(this.text.slice(this.ends[this.at], this.ends[this.at + 1])) as object);
   }
 
   get metadata(): Record<string, unknown> {
-    return (this.parsedMetadata ??= this.metadataText === EMPTY_METADATA ? {} : (JSON.parse(this.metadataText) as Record<string, unknown>));
+    if (!this.parsedMetadata) {
+      const metadata = this.text.slice(this.ends[this.at + 1], this.ends[this.at + 2]);
+      this.parsedMetadata = metadata === EMPTY_METADATA ? {} : (JSON.parse(metadata) as Record<string, unknown>);
+    }
+    return this.parsedMetadata;
+  }
+
+  get streamName(): string {
+    return this.text.slice(this.ends[this.at + 2], this.ends[this.at + 3]);
+  }
+
+  get recordedAt(): string {
+    return this.text.slice(this.ends[this.at + 3], this.ends[this.at + 4]);
   }
 }
 
@@ -178,22 +196,8 @@ function eventsOf(page: ReadPage, types: string[]): RecordedEvent[] {
   let start = 0;
   for (let index = 0; index < page.count; index++) {
     const at = index * 5;
-    const idEnd = ends[at]!;
-    const dataEnd = ends[at + 1]!;
-    const metadataEnd = ends[at + 2]!;
-    const streamEnd = ends[at + 3]!;
-    const recordedEnd = ends[at + 4]!;
-    events[index] = new PageEvent(
-      text.slice(start, idEnd),
-      types[numbers[index * 3]!]!,
-      text.slice(idEnd, dataEnd),
-      text.slice(dataEnd, metadataEnd),
-      text.slice(metadataEnd, streamEnd),
-      numbers[index * 3 + 1]!,
-      BigInt(numbers[index * 3 + 2]!),
-      text.slice(streamEnd, recordedEnd),
-    );
-    start = recordedEnd;
+    events[index] = new PageEvent(text, ends, at, start, types[numbers[index * 3]!]!, numbers[index * 3 + 1]!, BigInt(numbers[index * 3 + 2]!));
+    start = ends[at + 4]!;
   }
   return events;
 }

@@ -116,12 +116,12 @@ async function* pagesOf(eventStore: EventStore, batchSize: number): AsyncGenerat
   }
   let page = await eventStore.readAll({ maxCount: batchSize });
   for (;;) {
-    yield page;
     const last = page.at(-1);
-    if (!last) return;
-    const nextPage = eventStore.readAll({ after: last.position, maxCount: batchSize });
-    // Awaited on the next turn; if projecting this page fails first, its rejection must not go unhandled.
-    nextPage.catch(() => undefined);
+    const nextPage = last && eventStore.readAll({ after: last.position, maxCount: batchSize });
+    // Awaited once this page is projected; if projecting it fails first, its rejection must not go unhandled.
+    nextPage?.catch(() => undefined);
+    yield page;
+    if (!nextPage) return;
     page = await nextPage;
   }
 }

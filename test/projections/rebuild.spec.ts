@@ -7,7 +7,7 @@ import type { Projection } from '../../projections/projection.js';
 import { PROJECTS, type ProjectDoc } from '../../projections/projects.js';
 import { rebuildProjections, type RebuildProgress } from '../../projections/rebuild.js';
 import { startProjector } from '../../projections/runtime.js';
-import type { RecordedEvent } from '../../src/eventStore/eventStore.js';
+import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
@@ -98,6 +98,44 @@ describe('rebuild', () => {
     expect(result.events).toBe(Number(head));
     expect(JSON.stringify(await readModelOf(rebuilt, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
     for (const projection of allProjections) expect(await rebuilt.getCheckpoint(projection.name)).toBe(head);
+  });
+
+  it('when the event store cannot read ahead, then the rebuild pages with readAll, asking for the next page before projecting this one', async () => {
+    const { eventStore: store, readStore: incremental } = stores();
+    const head = await appendEvents(store, catalogueHistory({ projects: 10, seed: 29 }));
+    await projectIncrementally(store, incremental);
+    const reads: Array<bigint | undefined> = [];
+    const eventStore: EventStore = {
+      appendToStream: (...args) => store.appendToStream(...args),
+      readStream: (...args) => store.readStream(...args),
+      readAll: (options) => {
+        reads.push(options?.after);
+        return store.readAll(options);
+      },
+      headPosition: () => store.headPosition(),
+      subscribeToAll: (options) => store.subscribeToAll(options),
+      ping: () => store.ping(),
+      close: () => store.close(),
+    };
+    const rebuilt = createEmbeddedReadStore();
+    cleanups.push(() => rebuilt.close());
+    const readsWhenFirstApplied: number[] = [];
+    const observer: Projection = {
+      name: 'observer',
+      collections: ['observed'],
+      indexes: {},
+      handles: ['ProjectCreated'],
+      async apply() {
+        if (readsWhenFirstApplied.length === 0) readsWhenFirstApplied.push(reads.length);
+      },
+    };
+
+    const result = await rebuildProjections({ eventStore, readStore: rebuilt, projections: [...allProjections, observer], batchSize: 50 });
+
+    expect(result.events).toBe(Number(head));
+    expect(readsWhenFirstApplied).toEqual([2]);
+    expect(reads.at(-1)).toBe(head);
+    expect(JSON.stringify(await readModelOf(rebuilt, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
   });
 
   it('when a database file is read ahead, then its pages hold the events readAll gives, in order, and end with an empty page', async () => {

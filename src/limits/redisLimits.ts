@@ -105,7 +105,7 @@ export class LimitsUnavailable extends ApiError {
   }
 }
 
-export function limitsKeyPrefix(clientId: number, environment: ConsumeRequest['environment']): string {
+function limitsKeyPrefix(clientId: number, environment: ConsumeRequest['environment']): string {
   return `limits:${clientId}:${environment}`;
 }
 

@@ -55,6 +55,11 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
   const started = performance.now();
   const elapsedSeconds = () => (performance.now() - started) / 1000;
 
+  // Asked for first, so that a reader thread starts up while the generations are prepared.
+  const pages = pagesOf(eventStore, batchSize);
+  const firstPage = pages.next();
+  // Awaited once the generations are ready; if preparing them fails first, its rejection must not go unhandled.
+  firstPage.catch(() => undefined);
   const targets: GenerationTarget[] = [];
   try {
     for (const projection of projections) {
@@ -69,7 +74,8 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     const head = await eventStore.headPosition();
     let processed = 0;
     let firstPosition: bigint | null = null;
-    for await (const page of pagesOf(eventStore, batchSize)) {
+    for (let next = await firstPage; !next.done; next = await pages.next()) {
+      const page = next.value;
       const last = page.at(-1);
       if (!last) break;
       const shares = router.split(page);
@@ -100,6 +106,8 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     const unpromoted = targets.filter((target) => !target.promoted);
     await Promise.allSettled(unpromoted.map(({ generation }) => generation.discard()));
     throw error;
+  } finally {
+    await pages.return();
   }
 }
 
@@ -108,7 +116,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
  * LogReadAhead); otherwise the next page is read while this one is projected, which overlaps I/O with
  * work on a remote event store.
  */
-async function* pagesOf(eventStore: EventStore, batchSize: number): AsyncGenerator<RecordedEvent[]> {
+async function* pagesOf(eventStore: EventStore, batchSize: number): AsyncGenerator<RecordedEvent[], void, undefined> {
   const readsAhead = eventStore as EventStore & Partial<LogReadAhead>;
   if (readsAhead.readAllAhead) {
     yield* readsAhead.readAllAhead({ pageSize: batchSize });

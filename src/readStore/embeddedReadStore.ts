@@ -863,12 +863,12 @@ interface WriterBatch {
 type WriterReply = { generation: string; error?: { message: string; code?: string } };
 
 /**
- * The writer thread, as plain CommonJS source so that it runs without the TypeScript loader. Each batch is
- * one transaction (versions, documents, checkpoints), in the order received; after a batch of a generation
- * fails, none of that generation's later batches is committed.
+ * The writer thread, as plain CommonJS source so that it runs without the TypeScript loader. Each batch
+ * (versions, documents, checkpoints) is committed whole or not at all, in the order received; after a batch
+ * of a generation fails, none of that generation's later batches is committed.
  */
 const GENERATION_WRITER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
@@ -902,22 +902,54 @@ const commit = db.transaction((batch) => {
   for (const [name, position] of batch.checkpoints) upsertCheckpoint.run(batch.scope, name, position);
 });
 const failed = new Map();
-parentPort.on('message', (batch) => {
-  if (batch === null) {
+const failure = (cause) => ({ message: String(cause && cause.message), code: cause && cause.code });
+// Batches queued meanwhile share one transaction, each in a savepoint of its own: a commit rewrites the
+// pages the batches share (tables' inner pages, versions, checkpoints) in the log once instead of per batch.
+const commitQueued = db.transaction((batches) =>
+  batches.map((batch) => {
+    let error = failed.get(batch.generation);
+    if (!error) {
+      try {
+        commit(batch);
+      } catch (cause) {
+        error = failure(cause);
+        failed.set(batch.generation, error);
+      }
+    }
+    return error;
+  }),
+);
+parentPort.on('message', (first) => {
+  const batches = [];
+  let closing = first === null;
+  if (!closing) batches.push(first);
+  for (let queued = closing ? undefined : receiveMessageOnPort(parentPort); queued; queued = receiveMessageOnPort(parentPort)) {
+    if (queued.message === null) {
+      closing = true;
+      break;
+    }
+    batches.push(queued.message);
+  }
+  if (batches.length > 0) {
+    let errors;
+    try {
+      errors = commitQueued.immediate(batches);
+    } catch (cause) {
+      errors = batches.map((batch) => {
+        const error = failed.get(batch.generation) ?? failure(cause);
+        failed.set(batch.generation, error);
+        return error;
+      });
+    }
+    batches.forEach((batch, index) => {
+      const error = errors[index];
+      parentPort.postMessage(error ? { generation: batch.generation, error } : { generation: batch.generation });
+    });
+  }
+  if (closing) {
     db.close();
     parentPort.close();
-    return;
   }
-  let error = failed.get(batch.generation);
-  if (!error) {
-    try {
-      commit.immediate(batch);
-    } catch (cause) {
-      error = { message: String(cause && cause.message), code: cause && cause.code };
-      failed.set(batch.generation, error);
-    }
-  }
-  parentPort.postMessage(error ? { generation: batch.generation, error } : { generation: batch.generation });
 });
 `;
 

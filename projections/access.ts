@@ -3,6 +3,7 @@ import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
 import { nextAccessMode, noClientControls, type AccessMode, type CatalogueRestriction, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
 import { effectiveGrants } from '../src/access/grants.js';
 import type { PlanEvent } from '../src/access/plan.js';
+import { DEFAULT_PLAN_LIMITS, type PlanLimits } from '../src/limits/planLimits.js';
 import type { Subscription, SubscriptionEvent } from '../src/access/subscription.js';
 import { assertNever } from '../src/domain/decider.js';
 import {
@@ -28,6 +29,7 @@ export interface AccessPlanDoc extends PositionedDoc {
   entitlements: Entitlement[];
   active: boolean;
   detail_fields: DetailField[] | null;
+  limits: PlanLimits | null;
   created_at: string;
   updated_at: string;
 }
@@ -62,6 +64,8 @@ export interface AccessClientDoc extends PositionedDoc, ClientOwnFields {
   plan_active: boolean;
   /** The plan's exposed detail fields, kept current like the grants; null = all. */
   detail_fields: DetailField[] | null;
+  /** The plan's rate limits and quotas (the defaults when it sets none), kept current like the grants. */
+  limits: PlanLimits;
   /** Effective grants (see effectiveGrants), kept current when the plan is revised, so a request reads one document. */
   scopes: Scope[];
   entitlements: Entitlement[];
@@ -98,6 +102,7 @@ function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): Ac
         entitlements,
         active,
         detail_fields: detail_fields ?? null,
+        limits: event.data.limits ?? null,
         created_at: at,
         updated_at: at,
         _position: position,
@@ -112,7 +117,15 @@ function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): Ac
 
 function onPlan(client: ClientOwnFields, plan: AccessPlanDoc, position: number): AccessClientDoc {
   const grants = effectiveGrants(plan, { scopes: client.scope_overrides, entitlements: client.entitlement_overrides });
-  return { ...client, plan: plan.key, plan_active: plan.active, detail_fields: plan.detail_fields, ...grants, _position: position };
+  return {
+    ...client,
+    plan: plan.key,
+    plan_active: plan.active,
+    detail_fields: plan.detail_fields,
+    limits: plan.limits ?? DEFAULT_PLAN_LIMITS,
+    ...grants,
+    _position: position,
+  };
 }
 
 async function applyPlanEvent(event: Recorded<PlanEvent>, ctx: ProjectionContext): Promise<void> {

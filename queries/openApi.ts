@@ -16,6 +16,65 @@ const sandboxHeader = z.enum(['true', 'false']).meta({
   header: { id: 'X-Sandbox' },
 });
 
+const integerHeader = (id: string, description: string) => z.string().regex(/^\d+$/).meta({ description, header: { id } });
+
+/** On every response that reached quota checking (200, 304 and 429); the X-Quota ones where that cap applies. */
+const limitHeaders = {
+  'RateLimit-Limit': integerHeader('RateLimit-Limit', 'Requests per rolling minute of the key\'s plan.'),
+  'RateLimit-Remaining': integerHeader('RateLimit-Remaining', 'Requests left in the current rolling minute.'),
+  'X-Quota-Daily-Limit': integerHeader('X-Quota-Daily-Limit', 'Units per Asia/Dhaka day; absent when no daily cap applies.').optional(),
+  'X-Quota-Daily-Remaining': integerHeader('X-Quota-Daily-Remaining', 'Units left today.').optional(),
+  'X-Quota-Daily-Reset': integerHeader('X-Quota-Daily-Reset', 'Unix time of the next Asia/Dhaka midnight.').optional(),
+  'X-Quota-Monthly-Limit': integerHeader('X-Quota-Monthly-Limit', 'Units per Asia/Dhaka month; absent for test keys and uncapped plans.').optional(),
+  'X-Quota-Monthly-Remaining': integerHeader('X-Quota-Monthly-Remaining', 'Units left this month.').optional(),
+  'X-Quota-Monthly-Reset': integerHeader('X-Quota-Monthly-Reset', 'Unix time of midnight Asia/Dhaka on the 1st of next month.').optional(),
+  'X-Quota-Overage': z.literal('true').meta({ description: 'This request went past the monthly allowance and is billed as overage.', header: { id: 'X-Quota-Overage' } }).optional(),
+  'X-Quota-Overage-Price-Per-Request': z
+    .string()
+    .meta({ description: 'Price and currency of one overage request, e.g. `0.002 AED`.', header: { id: 'X-Quota-Overage-Price-Per-Request' } })
+    .optional(),
+};
+
+const quotaSchema = z.object({
+  limit: z.number().int().nullable().meta({ description: 'null when no such cap applies (e.g. the monthly quota of a test key).' }),
+  used: z.number().int(),
+  remaining: z.number().int().nullable(),
+});
+
+const LIMIT_CODES = ['BURST_LIMIT_EXCEEDED', 'PER_MINUTE_LIMIT_EXCEEDED', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED'] as const;
+
+const tooManyRequests: ZodOpenApiResponseObject = {
+  id: 'TooManyRequests',
+  description:
+    'A rate limit or quota is reached. Checked in the order burst, per minute, daily, monthly. A refused request consumes no quota. ' +
+    'Retry-After (seconds) says when the same request could pass.',
+  headers: z.object({
+    'X-Request-Id': requestIdHeader,
+    'Retry-After': integerHeader('Retry-After', 'Seconds until the limit that refused the request frees up.'),
+    ...limitHeaders,
+  }),
+  content: {
+    'application/json': {
+      schema: z
+        .object({
+          success: z.literal(false),
+          error: z.object({
+            code: z.enum(LIMIT_CODES),
+            message: z.string(),
+            details: z.object({
+              reset_at: z.iso.datetime(),
+              retry_after_seconds: z.number().int(),
+              daily: quotaSchema,
+              monthly: quotaSchema,
+            }),
+          }),
+          meta,
+        })
+        .meta({ id: 'TooManyRequestsError' }),
+    },
+  },
+};
+
 const etagHeader = z.string().meta({
   description: 'Strong validator of the payload at this URL (data and the stable meta fields). Send it back as If-None-Match.',
   header: { id: 'ETag' },
@@ -121,16 +180,21 @@ function operationOf(route: QueryRoute): ZodOpenApiOperationObject {
           ETag: etagHeader,
           'X-Access-Mode': accessModeHeader,
           'X-Sandbox': sandboxHeader,
+          ...limitHeaders,
           ...(route.weighted ? { 'X-Quota-Units': quotaUnitsHeader.optional() } : {}),
         }),
         content: { 'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend((route.meta as z.ZodObject).shape) : meta }) } },
       },
-      '304': { description: 'Not modified: If-None-Match matched the current ETag. Empty body.', headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader }) },
+      '304': {
+        description: 'Not modified: If-None-Match matched the current ETag. Empty body. Costs no quota; counts toward the rate limits.',
+        headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader, ...limitHeaders }),
+      },
       '400': ERROR_RESPONSES.badRequest,
       '401': ERROR_RESPONSES.unauthenticated,
       '403': ERROR_RESPONSES.forbidden,
       ...notFoundResponse(route),
       '422': ERROR_RESPONSES.unprocessable,
+      '429': tooManyRequests,
     },
   };
 }
@@ -144,6 +208,7 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Not found: 404 NOT_FOUND, the same whether a record is missing, unpublished or outside the caller's access.
 - Evaluation Mode: before commercial activation an account uses test keys only (a live key gets 403 EVALUATION_TEST_ONLY) and sees a frozen sample of 50 to 100 published projects, fixed when evaluation started, with the developers, states, communities and sub-communities they name; everything else is unavailable exactly as under a restriction. Media holds 400-pixel previews only and no master-plan document; \`/video\` and \`/brochure\` answer 403 EVALUATION_PREVIEW_ONLY; a paused evaluation answers 403 EVALUATION_ACCESS_PAUSED (staff may pause it; the request past the safety threshold of requests per evaluation pauses it for good). Responses carry \`X-Access-Mode\` (evaluation or commercial) and \`X-Sandbox\` (true for test keys).
 - Plan field access: a plan may expose only some of the detail-only project fields (overview, description, master_plan, property_no, license_no, project_types, video_description, map_embed_html, down_payment_percent, service_charges); the others are null in the single detail and in \`view=detail\` batches. Premium resources follow the plan's entitlements (403 ENTITLEMENT_REQUIRED), in single endpoints and the related-resource batch alike.
+- Limits: each keyed request is checked once its cost is known, in the order burst, per minute (rolling), daily and monthly (calendar, Asia/Dhaka, UTC+6); 429 BURST_LIMIT_EXCEEDED, PER_MINUTE_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED or MONTHLY_LIMIT_EXCEEDED with Retry-After and \`success: false\` consumes nothing. Every such response carries RateLimit-Limit/Remaining and, where a cap applies, X-Quota-Daily-*/X-Quota-Monthly-*. A weighted batch costs its X-Quota-Units; a 304 costs no quota but counts toward the rate limits; test keys have their own daily allowance and no monthly one. With overage (plan option), requests past the monthly allowance succeed with X-Quota-Overage and X-Quota-Overage-Price-Per-Request.
 - Catalogue restriction: a restricted client sees only its assigned states; a state granted without communities includes all its communities, listed communities narrow it to them. Projects (by community), communities, sub-communities and states outside are 404, left out of lists (and their totals), of \`/projects/changes\`, related projects and batches (\`meta.omitted_project_ids\`). Developers are not restricted.
 - Refusals of a key that verified (403, never reported as an invalid key), checked in this order: the key (API_KEY_REVOKED, API_KEY_INACTIVE, API_KEY_EXPIRED with \`details.expired_at\`, API_KEY_ROTATION_ENDED once a rotated key's overlap window is over), the client (CLIENT_SUSPENDED, CLIENT_INACTIVE), the plan (PLAN_INACTIVE), the subscription when one is recorded (SUBSCRIPTION_INACTIVE, SUBSCRIPTION_NOT_STARTED, SUBSCRIPTION_EXPIRED, TRIAL_ENDED, GRACE_PERIOD_ENDED, each with the instant or status in details), then the operation's scopes and entitlements.
 - Domain, origin and IP controls (per client environment, after the refusals above), in this order: a test key sent to a live context (a request whose \`X-Client-Domain\` or \`Origin\` host is the client's live authorised domain, when that is not also its test domain) answers the one 401 UNAUTHENTICATED; a client address on the deny list 403 IP_DENIED, one missing from a non-empty allow list 403 IP_NOT_ALLOWED (\`details.ip\`; a deny entry wins over an allow entry; IPv4 and IPv6 CIDR). When a domain is configured, \`X-Client-Domain\` must be exactly that host (case and a trailing dot aside; a scheme, port, path or wildcard never matches) and is required of server-to-server requests (no \`Origin\`), else 403 DOMAIN_NOT_ALLOWED; a browser \`Origin\` whose host is not the domain (or \`null\`) gets 403 ORIGIN_MISMATCH. Details name the header and the value received, never the configured domain or lists. The client address is the connection's peer; \`X-Forwarded-For\` counts only when that peer is a proxy the operator trusts (its right-most untrusted entry), and an entry there that is needed but not an IP address answers 400 BAD_REQUEST.

@@ -5,7 +5,9 @@ import type { AccessContext, Entitlement, Scope } from '../src/access/accessCont
 import { ValidationFailed } from '../src/domain/errors.js';
 import { accessOf, requireGrants } from '../src/http/apiAuth.js';
 import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
-import { answeredNotModified, responseMeta } from '../src/http/responses.js';
+import { LimitExceeded, setLimitHeaders } from '../src/http/limitResponses.js';
+import { ifNoneMatchMatches, responseMeta } from '../src/http/responses.js';
+import type { Limits } from '../src/limits/limits.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
 import { issuesToFields } from '../src/http/validation.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
@@ -17,6 +19,8 @@ export interface QueryDeps {
   clock: () => Date;
   /** Configured `{base_url}`; unset = derived from each request. */
   publicBaseUrl?: string;
+  /** Rate limits and quotas, checked once the outcome (and so whether it is a 304) is known. */
+  limits: Limits;
 }
 
 export interface QueryInput<Params, Query> {
@@ -97,14 +101,30 @@ function baseUrlOf(req: Request, deps: QueryDeps): string {
  * (a strong validator of the payload at this URL), while request_id and generated_at stay outside it. The body is written without
  * express's res.send, which would copy it into a Buffer and look at the validators a second time.
  */
-function send(req: Request, res: Response, result: QueryResult): void {
+async function send(req: Request, res: Response, result: QueryResult, access: AccessContext, limits: Limits): Promise<void> {
   const serialized = result.data instanceof SerializedJson ? result.data : new SerializedJson(JSON.stringify(result.data));
   const data = serialized.json;
   const stableMeta = result.meta ?? {};
   const validated = serialized.digest === undefined ? `json:${data}` : `digest:${serialized.digest}`;
   const etag = `"${hash('sha1', validated + JSON.stringify(stableMeta), 'base64url')}"`;
   if (result.quotaUnits !== undefined) res.setHeader('X-Quota-Units', String(result.quotaUnits));
-  if (answeredNotModified(req, res, etag)) return;
+  const notModified = ifNoneMatchMatches(req.get('if-none-match'), etag);
+  // One check per request, once its cost and outcome are known: a 304 counts toward the rate limits but
+  // costs no quota, and a refused request costs nothing.
+  const outcome = await limits.consume({
+    clientId: access.clientId,
+    environment: access.environment,
+    policy: access.limitPolicy,
+    units: result.quotaUnits ?? 1,
+    chargesQuota: !notModified,
+  });
+  setLimitHeaders(res, outcome, access);
+  if (!outcome.allowed) throw new LimitExceeded(outcome);
+  res.setHeader('ETag', etag);
+  if (notModified) {
+    res.status(304).end();
+    return;
+  }
   const body = `{"data":${data},"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`;
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
@@ -122,7 +142,7 @@ export function createQueryRouter(routes: readonly QueryRoute[], deps: QueryDeps
         const grants = route.grantsFor(query);
         requireGrants(access, grants.scopes, grants.entitlements);
       }
-      send(req, res, await route.handle({ params, query, access, baseUrl: baseUrlOf(req, deps) }, deps));
+      await send(req, res, await route.handle({ params, query, access, baseUrl: baseUrlOf(req, deps) }, deps), access, deps.limits);
     });
   }
   rejectOtherMethods(

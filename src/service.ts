@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
 import { startProjector, type Projector } from '../projections/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
+import { createLimits } from './limits/createLimits.js';
 import { createNonceStore } from './access/nonceStore.js';
 import { createRedisCacheHealth, inProcessCacheHealth, type CacheHealth } from './cache/cacheHealth.js';
 import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, type Config } from './config.js';
@@ -129,6 +130,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       cleanups.push(() => nonceStore.close());
       const evaluationUsage = createEvaluationUsage(config.redisUrl);
       cleanups.push(() => evaluationUsage.close());
+      const limits = createLimits(config.redisUrl, logger, { now: () => clock().getTime() });
+      cleanups.push(() => limits.close());
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
       const app = createApp({
         ...stores,
@@ -142,6 +145,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
         trustedProxies: config.trustedProxies,
         evaluationUsage,
+        limits,
         evaluationRequestLimit: config.evaluationRequestLimit,
       });
       const listening = createServer(app);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DETAIL_FIELDS } from '../../src/access/accessContext.js';
+import { planLimitsSchema } from '../../src/limits/planLimits.js';
 import { entitlementListSchema, entitlementsInSpecOrder, scopeListSchema, scopesInSpecOrder } from '../../src/access/grants.js';
 import { planKeySchema, type Plan, type PlanEvent } from '../../src/access/plan.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
@@ -23,6 +24,7 @@ export const definePlanSchema = z
     entitlements: entitlementListSchema,
     active: z.boolean().default(true).meta({ description: 'An inactive plan takes no new clients and grants its clients nothing.' }),
     detail_fields: detailFieldsSchema.default(null),
+    limits: planLimitsSchema.nullable().default(null).meta({ description: 'Rate limits and quotas; null or omitted = the defaults.' }),
   })
   .strict();
 

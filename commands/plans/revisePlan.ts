@@ -4,6 +4,7 @@ import type { Plan, PlanEvent } from '../../src/access/plan.js';
 import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
+import { planLimitsSchema } from '../../src/limits/planLimits.js';
 import { detailFieldsSchema, planNameSchema } from './definePlan.js';
 
 /** The key is not revisable (see PlanFields.key); new lists replace the old ones and reach every client on the plan. */
@@ -14,6 +15,7 @@ export const revisePlanSchema = z
     entitlements: entitlementListSchema,
     active: z.boolean(),
     detail_fields: detailFieldsSchema,
+    limits: planLimitsSchema.nullable(),
   })
   .partial()
   .strict()

@@ -3,6 +3,7 @@ import type { ReadStore } from '../readStore/readStore.js';
 import { assertNever } from '../domain/decider.js';
 import type { AccessContext, DetailField } from './accessContext.js';
 import { AccessRefused } from './accessRefusals.js';
+import { limitPolicyOf } from '../limits/planLimits.js';
 import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
 
 /**
@@ -41,6 +42,8 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string, n
     restriction: client.restriction,
     evaluation: evaluationOf(client),
     detailFields: detailFieldsOf(client),
+    limitPolicy: limitPolicyOf(client.limits, environment),
+    overagePrice: environment === 'live' ? client.limits.overage : null,
   };
 }
 

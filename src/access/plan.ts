@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
+import type { PlanLimits } from '../limits/planLimits.js';
 import type { DetailField, Entitlement, Scope } from './accessContext.js';
 
 export const planKeySchema = z
@@ -22,14 +23,18 @@ export interface PlanFields {
   active: boolean;
   /** The detail-only project fields its clients see (others answer null); null = all of them. */
   detail_fields: DetailField[] | null;
+  /** Rate limits and quotas; null = DEFAULT_PLAN_LIMITS. */
+  limits: PlanLimits | null;
 }
 
 export type PlanEvent =
   | DomainEvent<
       'PlanDefined',
-      Omit<PlanFields, 'detail_fields'> & {
+      Omit<PlanFields, 'detail_fields' | 'limits'> & {
         /** Absent in events recorded before plans could limit detail fields: all of them. */
         detail_fields?: DetailField[] | null;
+        /** Absent in events recorded before plans carried limits: the defaults. */
+        limits?: PlanLimits | null;
         plan_id: number;
         at: string;
       }
@@ -44,8 +49,8 @@ export const planStream = (id: number): string => `plan-${id}`;
 export function evolvePlan(plan: Plan | null, event: PlanEvent): Plan | null {
   switch (event.type) {
     case 'PlanDefined': {
-      const { key, name, scopes, entitlements, active, detail_fields } = event.data;
-      return { key, name, scopes, entitlements, active, detail_fields: detail_fields ?? null };
+      const { key, name, scopes, entitlements, active, detail_fields, limits } = event.data;
+      return { key, name, scopes, entitlements, active, detail_fields: detail_fields ?? null, limits: limits ?? null };
     }
     case 'PlanRevised':
       return plan && { ...plan, ...event.data.changes };

@@ -3,6 +3,9 @@
  * into the spec's error body `{ error: { code, message, details }, meta }` with `status`.
  */
 export class ApiError extends Error {
+  /** Fields placed next to `error` and `meta` in the body (the contract's quota example has `success: false`). */
+  readonly envelope: Record<string, unknown> = {};
+
   constructor(
     readonly status: number,
     readonly code: string,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import express, { Router, type Express } from 'express';
 import type { EvaluationUsage } from '../access/evaluationUsage.js';
 import type { NonceStore } from '../access/nonceStore.js';
+import type { Limits } from '../limits/limits.js';
 import { evaluationThreshold } from './evaluationThreshold.js';
 import type { CacheHealth } from '../cache/cacheHealth.js';
 import { NotFound } from '../domain/errors.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   /** Requests per evaluation (Redis when REDIS_URL is set) and the safety threshold (EVALUATION_REQUEST_LIMIT). */
   evaluationUsage: EvaluationUsage;
   evaluationRequestLimit: number;
+  /** Rate limits and quotas (Redis when REDIS_URL is set, with the in-process limiter standing in during an outage). */
+  limits: Limits;
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -83,6 +86,7 @@ function apiRouter(deps: AppDeps): Router {
       readStore: deps.readStore,
       linkSigner: deps.linkSigner,
       clock: deps.clock,
+      limits: deps.limits,
       ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
     }),
   );

@@ -46,6 +46,10 @@ export function sendData(
   res.status(status).json({ data, meta: responseMeta(res, options.meta) });
 }
 
-export function sendError(res: Response, status: number, error: { code: string; message: string; details: Record<string, unknown> }): void {
-  res.status(status).json({ error: { code: error.code, message: error.message, details: error.details }, meta: responseMeta(res) });
+export function sendError(
+  res: Response,
+  status: number,
+  error: { code: string; message: string; details: Record<string, unknown>; envelope?: Record<string, unknown> },
+): void {
+  res.status(status).json({ ...error.envelope, error: { code: error.code, message: error.message, details: error.details }, meta: responseMeta(res) });
 }

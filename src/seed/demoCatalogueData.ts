@@ -4,6 +4,7 @@
  */
 
 import { ENTITLEMENTS, SCOPES, type DetailField, type Entitlement, type Scope } from '../access/accessContext.js';
+import type { PlanLimits } from '../limits/planLimits.js';
 
 export interface DemoState {
   name: string;
@@ -241,6 +242,7 @@ export interface DemoPlan {
   scopes: Scope[];
   entitlements: Entitlement[];
   detail_fields: DetailField[] | null;
+  limits: PlanLimits | null;
 }
 
 /**
@@ -268,6 +270,7 @@ export const demoPlans: DemoPlan[] = [
     ],
     entitlements: ['images'],
     detail_fields: ['overview', 'description', 'project_types', 'map_embed_html'],
+    limits: null,
   },
   {
     key: 'professional',
@@ -275,6 +278,21 @@ export const demoPlans: DemoPlan[] = [
     scopes: SCOPES.filter((scope) => scope !== 'webhooks:manage'),
     entitlements: ENTITLEMENTS.filter((entitlement) => entitlement !== 'webhooks'),
     detail_fields: null,
+    limits: {
+      burst: { requests: 50, window_ms: 2_000 },
+      per_minute: 300,
+      daily: 50_000,
+      monthly: 1_000_000,
+      test_daily: 1_000,
+      overage: { price_per_request: '0.002', currency: 'AED' },
+    },
   },
-  { key: 'enterprise', name: 'Enterprise', scopes: [...SCOPES], entitlements: [...ENTITLEMENTS], detail_fields: null },
+  {
+    key: 'enterprise',
+    name: 'Enterprise',
+    scopes: [...SCOPES],
+    entitlements: [...ENTITLEMENTS],
+    detail_fields: null,
+    limits: { burst: { requests: 200, window_ms: 2_000 }, per_minute: 1_200, daily: null, monthly: null, test_daily: 10_000, overage: null },
+  },
 ];

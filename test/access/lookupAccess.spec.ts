@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PLAN_LIMITS, limitPolicyOf } from '../../src/limits/planLimits.js';
 import { accessProjection } from '../../projections/access.js';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { API_KEY_PATTERN, apiKeyHint, generateApiKey, hashApiKey } from '../../src/access/apiKeys.js';
@@ -66,6 +67,8 @@ describe('lookupAccess', () => {
       restriction: null,
       evaluation: null,
       detailFields: null,
+      limitPolicy: limitPolicyOf(DEFAULT_PLAN_LIMITS, 'live'),
+      overagePrice: null,
     });
   });
 

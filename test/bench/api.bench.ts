@@ -21,7 +21,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEMO_API_KEYS_FILE_NAME } from '../../src/seed/demoClient.js';
+import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 5 * 60_000;
@@ -74,6 +74,32 @@ async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>): 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/**
+ * A live key of a client on a plan whose limits the load cannot reach: the limiter is still consulted on
+ * every request (its cost is part of the figures), it just never refuses.
+ */
+async function benchKey(adminBase: string, adminToken: string): Promise<string> {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${adminBase}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { data: { id: number; key?: string } }).data;
+  };
+  const huge = 1_000_000_000;
+  await post('/plans', {
+    key: 'bench',
+    name: 'Benchmark',
+    scopes: [...SCOPES],
+    entitlements: [...ENTITLEMENTS],
+    limits: { burst: { requests: huge, window_ms: 2_000 }, per_minute: huge, daily: huge, monthly: huge, test_daily: huge, overage: null },
+  });
+  const client = await post('/clients', { name: 'Benchmark', plan: 'bench' });
+  return (await post(`/clients/${client.id}/keys`, { environment: 'live' })).key!;
 }
 
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; etag: string | null; body: any }> {
@@ -136,9 +162,7 @@ async function main(): Promise<void> {
     process.stdout.write(`seeding ${options.projects} demo projects in ${dataDir} and waiting for the projector...\n`);
     const seedStarted = performance.now();
     await waitFor('the service to answer /v1/health', async () => ((await getJson(`${base}/health`)).status === 200 ? true : undefined));
-    const keyFile = readFileSync(join(dataDir, DEMO_API_KEYS_FILE_NAME), 'utf8');
-    const key = /^DEMO_API_KEY_LIVE=(\S+)$/m.exec(keyFile)?.[1];
-    if (!key) throw new Error('the demo key file holds no live key');
+    const key = await benchKey(`http://127.0.0.1:${servicePort}/admin/v1`, readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
     const auth = { authorization: `Bearer ${key}` };
     // Some demo projects are unpublished or deleted, so the projector has caught up once the number of
     // published projects stops moving.

@@ -13,6 +13,7 @@ const aPlan = (overrides: Partial<DefinePlan> = {}): DefinePlan => ({
   entitlements: ['images'],
   active: true,
   detail_fields: null,
+  limits: null,
   ...overrides,
 });
 

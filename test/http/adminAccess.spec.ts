@@ -52,6 +52,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
       id: expect.any(Number),
       revision: 0,
       detail_fields: null,
+      limits: null,
       key: 'growth',
       name: 'Growth',
       scopes: ['projects:read', 'media:read', 'faqs:read'],

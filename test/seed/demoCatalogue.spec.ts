@@ -1,3 +1,4 @@
+import { demoPlans } from '../../src/seed/demoCatalogueData.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { projectAggregate, type Project } from '../../src/catalogue/project.js';
@@ -123,6 +124,7 @@ describe('demo catalogue seed', () => {
         entitlements: ['images'],
         active: true,
         detail_fields: ['overview', 'description', 'project_types', 'map_embed_html'],
+        limits: null,
         at: expect.any(String),
       },
       {
@@ -133,6 +135,7 @@ describe('demo catalogue seed', () => {
         entitlements: ENTITLEMENTS.filter((entitlement) => entitlement !== 'webhooks'),
         active: true,
         detail_fields: null,
+        limits: demoPlans[1]!.limits,
         at: expect.any(String),
       },
       {
@@ -143,6 +146,7 @@ describe('demo catalogue seed', () => {
         entitlements: [...ENTITLEMENTS],
         active: true,
         detail_fields: null,
+        limits: demoPlans[2]!.limits,
         at: expect.any(String),
       },
     ]);

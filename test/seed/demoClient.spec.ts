@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { KeyEnvironment } from '../../src/access/accessContext.js';
+import { limitPolicyOf } from '../../src/limits/planLimits.js';
+import { demoPlans } from '../../src/seed/demoCatalogueData.js';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { API_KEY_PATTERN } from '../../src/access/apiKeys.js';
 import { lookupAccess } from '../../src/access/lookupAccess.js';
@@ -77,6 +80,8 @@ describe('demo client on the first embedded start', () => {
         restriction: null,
         evaluation: null,
         detailFields: null,
+        limitPolicy: limitPolicyOf(demoPlans.find((plan) => plan.key === 'enterprise')!.limits!, environment as KeyEnvironment),
+        overagePrice: null,
       });
     }
 

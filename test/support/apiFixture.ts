@@ -1,4 +1,5 @@
 import { ENTITLEMENTS, SCOPES, type Entitlement, type Scope } from '../../src/access/accessContext.js';
+import type { PlanLimits } from '../../src/limits/planLimits.js';
 import { request, type Answer, type RequestOptions } from './http.js';
 import {
   appendEvents,
@@ -15,7 +16,19 @@ import { startTestApp, type TestApp, type TestAppOptions } from './testApp.js';
 export interface Grants {
   scopes?: readonly Scope[];
   entitlements?: readonly Entitlement[];
+  /** The plan's limits; default: limits no test reaches unless it means to (see UNLIMITED_FOR_TESTS). */
+  limits?: PlanLimits;
 }
+
+/** Tests of everything but limits make hundreds of requests with one key; they must not meet a 429. */
+export const UNLIMITED_FOR_TESTS: PlanLimits = {
+  burst: { requests: 1_000_000, window_ms: 2_000 },
+  per_minute: 1_000_000,
+  daily: 1_000_000_000,
+  monthly: 1_000_000_000,
+  test_daily: 1_000_000_000,
+  overage: null,
+};
 
 /**
  * The real service on a random port, plus what /v1 tests need: catalogue events appended through the event
@@ -69,6 +82,7 @@ export async function startApiFixture(options: TestAppOptions = {}): Promise<Api
         name: `Test plan ${planSequence}`,
         scopes: grants.scopes ?? SCOPES,
         entitlements: grants.entitlements ?? ENTITLEMENTS,
+        limits: grants.limits ?? UNLIMITED_FOR_TESTS,
       }),
       'a plan',
     );

@@ -1,0 +1,59 @@
+import type { Response } from 'express';
+import type { AccessContext } from '../access/accessContext.js';
+import type { ConsumeAllowed, ConsumeRefused, QuotaState } from '../limits/limits.js';
+import { ApiErrorWithHeaders } from './httpErrors.js';
+
+const unixSeconds = (at: Date) => String(Math.floor(at.getTime() / 1000));
+
+/**
+ * The Limits headers on every response that reached quota checking: RateLimit-* always, the daily and
+ * monthly X-Quota-* only where that cap applies, and the overage pair when this request was billed as overage.
+ */
+export function setLimitHeaders(res: Response, outcome: ConsumeAllowed | ConsumeRefused, access: AccessContext): void {
+  res.setHeader('RateLimit-Limit', String(outcome.rateLimit.limit));
+  res.setHeader('RateLimit-Remaining', String(outcome.rateLimit.remaining));
+  const quotaHeaders = (name: 'Daily' | 'Monthly', quota: QuotaState) => {
+    if (quota.limit === null) return;
+    res.setHeader(`X-Quota-${name}-Limit`, String(quota.limit));
+    res.setHeader(`X-Quota-${name}-Remaining`, String(quota.remaining));
+    res.setHeader(`X-Quota-${name}-Reset`, unixSeconds(quota.resetAt));
+  };
+  quotaHeaders('Daily', outcome.daily);
+  quotaHeaders('Monthly', outcome.monthly);
+  if (outcome.allowed && outcome.overage && access.overagePrice) {
+    res.setHeader('X-Quota-Overage', 'true');
+    res.setHeader('X-Quota-Overage-Price-Per-Request', `${access.overagePrice.price_per_request} ${access.overagePrice.currency}`);
+  }
+}
+
+const MESSAGES: Record<ConsumeRefused['code'], string> = {
+  BURST_LIMIT_EXCEEDED: 'Too many requests in a short burst; retry after the time given.',
+  PER_MINUTE_LIMIT_EXCEEDED: 'The per-minute request limit is reached; retry after the time given.',
+  DAILY_LIMIT_EXCEEDED: 'The daily quota is used up; it resets at midnight Asia/Dhaka.',
+  MONTHLY_LIMIT_EXCEEDED: 'The monthly quota is used up; it resets on the 1st at midnight Asia/Dhaka.',
+};
+
+const quotaDetails = ({ limit, used, remaining }: QuotaState) => ({ limit, used, remaining });
+
+/**
+ * 429 with the contract's details and the top-level `success: false` its quota example shows. Retry-After
+ * goes with every refusal: each limit is bounded in time (a window or the next Dhaka reset).
+ */
+export class LimitExceeded extends ApiErrorWithHeaders {
+  override readonly envelope = { success: false };
+
+  constructor(outcome: ConsumeRefused) {
+    super(
+      429,
+      outcome.code,
+      MESSAGES[outcome.code],
+      {
+        reset_at: outcome.resetAt.toISOString(),
+        retry_after_seconds: outcome.retryAfterSeconds,
+        daily: quotaDetails(outcome.daily),
+        monthly: quotaDetails(outcome.monthly),
+      },
+      { 'Retry-After': String(outcome.retryAfterSeconds) },
+    );
+  }
+}

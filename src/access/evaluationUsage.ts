@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { createRedisClient } from '../cache/redisClient.js';
 import { ApiError } from '../domain/errors.js';
 
 /**
@@ -28,14 +28,7 @@ export class EvaluationUsageUnavailable extends ApiError {
 /** Shared by every API replica: INCR and EXPIRE in one MULTI, one round trip. */
 export function createRedisEvaluationUsage(redisUrl: string, options: { timeoutMs?: number } = {}): EvaluationUsage {
   const timeoutMs = options.timeoutMs ?? 1_000;
-  const client = new Redis(redisUrl, {
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 1,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-  });
-  // A failed count surfaces on the request that made it; reconnect attempts need no log line each.
-  client.on('error', () => {});
+  const client = createRedisClient(redisUrl, timeoutMs);
   return {
     async record(clientId, evaluationStartedAt) {
       const key = usageKey(clientId, evaluationStartedAt);

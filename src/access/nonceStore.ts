@@ -1,5 +1,5 @@
+import { createRedisClient } from '../cache/redisClient.js';
 import { ApiError } from '../domain/errors.js';
-import { Redis } from 'ioredis';
 
 /**
  * Single-use request-signing nonces (Authentication rule 6). Nonces are scoped per client: two clients may
@@ -32,14 +32,7 @@ export class NonceStoreUnavailable extends ApiError {
  */
 export function createRedisNonceStore(redisUrl: string, options: { timeoutMs?: number } = {}): NonceStore {
   const timeoutMs = options.timeoutMs ?? 1_000;
-  const client = new Redis(redisUrl, {
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 1,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-  });
-  // A failed claim surfaces on the request that made it; reconnect attempts need no log line each.
-  client.on('error', () => {});
+  const client = createRedisClient(redisUrl, timeoutMs);
   return {
     async claim(clientId, nonce, ttlSeconds) {
       try {

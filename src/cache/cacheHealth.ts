@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { createRedisClient } from './redisClient.js';
 
 /** The `cache` check of /v1/health. */
 export interface CacheHealth {
@@ -21,14 +21,7 @@ export const REDIS_PING_TIMEOUT_MS = 500;
  */
 export function createRedisCacheHealth(redisUrl: string, options: { timeoutMs?: number } = {}): CacheHealth {
   const timeoutMs = options.timeoutMs ?? REDIS_PING_TIMEOUT_MS;
-  const client = new Redis(redisUrl, {
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 1,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-  });
-  // Connection failures are what the health check reports; they need no log line per reconnect attempt.
-  client.on('error', () => {});
+  const client = createRedisClient(redisUrl, timeoutMs);
 
   return {
     async ping() {

@@ -1,5 +1,5 @@
+import { createRedisClient } from '../cache/redisClient.js';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { ApiError } from '../domain/errors.js';
 import {
   assertValidConsumeRequest,
@@ -115,14 +115,7 @@ const secondsUntil = (resetAt: Date, nowMs: number) => Math.ceil((resetAt.getTim
 export function createRedisLimits(redisUrl: string, options: { timeoutMs?: number; now?: Clock } = {}): Limits {
   const timeoutMs = options.timeoutMs ?? 1_000;
   const now = options.now ?? Date.now;
-  const client = new Redis(redisUrl, {
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 1,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-  });
-  // A failed consume surfaces on the request that made it; reconnect attempts need no log line each.
-  client.on('error', () => {});
+  const client = createRedisClient(redisUrl, timeoutMs);
   client.defineCommand('consumeLimits', { numberOfKeys: 4, lua: CONSUME_SCRIPT });
   const commands = client as unknown as LimitsCommands;
 

@@ -794,6 +794,18 @@ class CollectionMirror {
 
   /** The matching document with the smallest `_id`. */
   first(filter: Filter): Doc | undefined {
+    // One equality with a plain value on `_id` or an indexed path (a slug lookup on every request): the
+    // index holds exactly the matching documents, so no query needs compiling or ordering.
+    const conditions = Object.values(filter);
+    const only = conditions.length === 1 ? conditions[0] : undefined;
+    if (typeof only === 'string' || typeof only === 'number' || typeof only === 'boolean') {
+      const matches = this.candidates(filter);
+      if (matches) {
+        let smallest: Doc | undefined;
+        for (const doc of matches) if (!smallest || compareValues(doc._id, smallest._id) < 0) smallest = doc;
+        return smallest;
+      }
+    }
     const ordering = this.ordering(BY_ID);
     const positions = ordering.select(compileQuery(filter, undefined), this.candidatePositions(filter, ordering));
     return positions.length === 0 ? undefined : ordering.docs[positions[0]!];

@@ -52,6 +52,8 @@ interface ClientOwnFields {
   /** The client's own lists, which replace the plan's; null = the plan's. */
   scope_overrides: Scope[] | null;
   entitlement_overrides: Entitlement[] | null;
+  /** The client's own limits, which replace the plan's; null = the plan's. */
+  limit_overrides: PlanLimits | null;
   created_at: string;
   updated_at: string;
 }
@@ -64,7 +66,7 @@ export interface AccessClientDoc extends PositionedDoc, ClientOwnFields {
   plan_active: boolean;
   /** The plan's exposed detail fields, kept current like the grants; null = all. */
   detail_fields: DetailField[] | null;
-  /** The plan's rate limits and quotas (the defaults when it sets none), kept current like the grants. */
+  /** The client's own limits, else the plan's, else the defaults; kept current like the grants. */
   limits: PlanLimits;
   /** Effective grants (see effectiveGrants), kept current when the plan is revised, so a request reads one document. */
   scopes: Scope[];
@@ -122,7 +124,7 @@ function onPlan(client: ClientOwnFields, plan: AccessPlanDoc, position: number):
     plan: plan.key,
     plan_active: plan.active,
     detail_fields: plan.detail_fields,
-    limits: plan.limits ?? DEFAULT_PLAN_LIMITS,
+    limits: client.limit_overrides ?? plan.limits ?? DEFAULT_PLAN_LIMITS,
     ...grants,
     _position: position,
   };
@@ -164,6 +166,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         access_mode: { mode: 'commercial' },
         scope_overrides: scopes,
         entitlement_overrides: entitlements,
+        limit_overrides: event.data.limits ?? null,
         created_at: at,
         updated_at: at,
       };
@@ -171,13 +174,14 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
     }
     case 'ClientRevised': {
       if (!current) return;
-      const { plan_id, scopes, entitlements, name } = event.data.changes;
+      const { plan_id, scopes, entitlements, name, limits } = event.data.changes;
       client = {
         ...current,
         ...(name === undefined ? {} : { name }),
         ...(plan_id === undefined ? {} : { plan_id }),
         ...(scopes === undefined ? {} : { scope_overrides: scopes }),
         ...(entitlements === undefined ? {} : { entitlement_overrides: entitlements }),
+        ...(limits === undefined ? {} : { limit_overrides: limits }),
         updated_at: event.data.at,
       };
       break;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Client, ClientEvent } from '../../src/access/client.js';
 import { entitlementListSchema, entitlementsInSpecOrder, scopeListSchema, scopesInSpecOrder } from '../../src/access/grants.js';
 import { planKeySchema } from '../../src/access/plan.js';
+import { planLimitsSchema } from '../../src/limits/planLimits.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
 
@@ -17,6 +18,7 @@ export const registerClientSchema = z
     entitlements: entitlementListSchema
       .optional()
       .meta({ description: "Replace the plan's entitlements for this client (omitted = the plan's)." }),
+    limits: planLimitsSchema.optional().meta({ description: "Replace the plan's rate limits and quotas for this client (omitted = the plan's)." }),
   })
   .strict();
 
@@ -34,6 +36,7 @@ export function decide(command: RegisterClient, client: Client | null, meta: Com
         plan_id: command.plan_id,
         scopes: command.scopes ? scopesInSpecOrder(command.scopes) : null,
         entitlements: command.entitlements ? entitlementsInSpecOrder(command.entitlements) : null,
+        limits: command.limits ?? null,
         at: meta.now,
       },
     },

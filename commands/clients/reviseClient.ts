@@ -4,6 +4,7 @@ import { entitlementListSchema, entitlementsInSpecOrder, scopeListSchema, scopes
 import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
+import { planLimitsSchema } from '../../src/limits/planLimits.js';
 import { clientNameSchema, clientPlanSchema } from './registerClient.js';
 
 /** Every field is optional; null for scopes or entitlements drops the client's own list in favour of the plan's. */
@@ -13,6 +14,7 @@ export const reviseClientSchema = z
     plan: clientPlanSchema,
     scopes: scopeListSchema.nullable(),
     entitlements: entitlementListSchema.nullable(),
+    limits: planLimitsSchema.nullable(),
   })
   .partial()
   .strict()

@@ -1,5 +1,6 @@
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
+import type { PlanLimits } from '../limits/planLimits.js';
 import type { Entitlement, KeyEnvironment, Scope } from './accessContext.js';
 
 export interface ClientFields {
@@ -9,6 +10,8 @@ export interface ClientFields {
   scopes: Scope[] | null;
   /** When set, these replace the plan's entitlements for this client; null = the plan's. */
   entitlements: Entitlement[] | null;
+  /** When set, these replace the plan's rate limits and quotas for this client (its contract); null = the plan's. */
+  limits: PlanLimits | null;
 }
 
 export const CLIENT_STATUSES = ['active', 'suspended', 'inactive'] as const;
@@ -55,7 +58,15 @@ export const COMMERCIAL_ACTIVATION_REASONS = ['payment', 'staff_authorisation'] 
 export type CommercialActivationReason = (typeof COMMERCIAL_ACTIVATION_REASONS)[number];
 
 export type ClientEvent =
-  | DomainEvent<'ClientRegistered', ClientFields & { client_id: number; at: string }>
+  | DomainEvent<
+      'ClientRegistered',
+      Omit<ClientFields, 'limits'> & {
+        /** Absent in events recorded before clients could have limits of their own: the plan's. */
+        limits?: PlanLimits | null;
+        client_id: number;
+        at: string;
+      }
+    >
   | DomainEvent<'ClientRevised', { client_id: number; changes: Partial<ClientFields>; at: string }>
   | DomainEvent<'ClientStatusChanged', { client_id: number; status: ClientStatus; previous_status: ClientStatus; at: string }>
   | DomainEvent<'ClientControlsSet', { client_id: number; controls: ClientControls; at: string }>
@@ -76,7 +87,7 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
   switch (event.type) {
     case 'ClientRegistered': {
       const { name, plan_id, scopes, entitlements } = event.data;
-      return { name, plan_id, scopes, entitlements, status: 'active', controls: noClientControls(), restriction: null, access_mode: { mode: 'commercial' } };
+      return { name, plan_id, scopes, entitlements, limits: event.data.limits ?? null, status: 'active', controls: noClientControls(), restriction: null, access_mode: { mode: 'commercial' } };
     }
     case 'ClientRevised':
       return client && { ...client, ...event.data.changes };

@@ -30,7 +30,7 @@ describe('registerClient', () => {
     spec
       .given([])
       .when(aClient(), { id: 7 })
-      .then([{ type: 'ClientRegistered', data: { client_id: 7, name: 'Marina Homes', plan_id: 2, scopes: null, entitlements: null, at } }]);
+      .then([{ type: 'ClientRegistered', data: { client_id: 7, name: 'Marina Homes', plan_id: 2, scopes: null, entitlements: null, limits: null, at } }]);
   });
 
   it('when a client is registered with its own lists, then they are recorded in the order the spec lists them', () => {
@@ -40,7 +40,7 @@ describe('registerClient', () => {
       .then([
         {
           type: 'ClientRegistered',
-          data: { client_id: 1, name: 'Marina Homes', plan_id: 2, scopes: ['projects:read', 'media:read'], entitlements: [], at },
+          data: { client_id: 1, name: 'Marina Homes', plan_id: 2, scopes: ['projects:read', 'media:read'], entitlements: [], limits: null, at },
         },
       ]);
   });

@@ -102,6 +102,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
       },
       restriction: null,
       access_mode: { mode: 'commercial' },
+      limits: null,
       scopes: null,
       entitlements: ['floorplans', 'images'],
       effective_scopes: ['projects:read', 'developers:read'],

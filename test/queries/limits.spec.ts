@@ -178,3 +178,32 @@ describe.each(fixtures)('rate limits and quotas with the %s', (_name, env) => {
     expect(new Set(refused.map((answer) => answer.body.error.code))).toEqual(new Set(['PER_MINUTE_LIMIT_EXCEEDED']));
   });
 });
+
+describe('per-client limits', () => {
+  let api: ApiFixture;
+
+  beforeAll(async () => {
+    api = await startApiFixture({ clock: () => new Date(now) });
+    await api.given([...publishedReferenceCatalogue(), projectCreated(1, {}, minute(1)), projectEvent('ProjectPublished', 1, {}, minute(1))]);
+  });
+
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it("when a client has limits of its own, then they replace the plan's until they are dropped again", async () => {
+    now = NOON_DHAKA;
+    const issued = await api.issue({ limits: planLimits({ daily: 100 }) });
+    const revised = await api.admin('PATCH', `/clients/${issued.clientId}`, { limits: planLimits({ daily: 5 }) });
+    expect(revised.status).toBe(200);
+    expect(revised.body.data.limits.daily).toBe(5);
+    await api.settle();
+    expect((await api.get('/projects/1', issued.key)).headers.get('x-quota-daily-limit')).toBe('5');
+    await api.admin('PATCH', `/clients/${issued.clientId}`, { limits: null });
+    await api.settle();
+    expect((await api.get('/projects/1', issued.key)).headers.get('x-quota-daily-limit')).toBe('100');
+    const bad = await api.admin('PATCH', `/clients/${issued.clientId}`, { limits: { per_minute: 0 } });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.error.details.fields).some((field) => field.startsWith('body.limits'))).toBe(true);
+  });
+});

@@ -13,6 +13,7 @@ import { decide as pauseEvaluation } from '../../../commands/clients/pauseEvalua
 import { decide as startEvaluation, startEvaluationSchema } from '../../../commands/clients/startEvaluation.js';
 import { PROJECTS, type ProjectDoc } from '../../../projections/projects.js';
 import type { ReadStore } from '../../readStore/readStore.js';
+import { planLimitsSchema } from '../../limits/planLimits.js';
 import { decide as setClientRestriction, setClientRestrictionSchema, type SetClientRestriction } from '../../../commands/clients/setClientRestriction.js';
 import { communityAggregate } from '../../catalogue/community.js';
 import { stateAggregate } from '../../catalogue/state.js';
@@ -78,6 +79,7 @@ const clientResponseSchema = z
     plan_id: idSchema,
     status: z.enum(CLIENT_STATUSES),
     controls: clientControlsSchema,
+    limits: planLimitsSchema.nullable().meta({ description: "The client's own rate limits and quotas, which replace the plan's; null = the plan's." }),
     restriction: z
       .object({ states: z.array(z.object({ state_id: idSchema, community_ids: z.array(idSchema) })) })
       .nullable()

@@ -31,10 +31,10 @@ import { SUBSCRIPTION_STATUSES, subscriptionAggregate, type Subscription } from 
 import { createAggregate, loadAggregate, staleRevision, startAggregate, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
 import type { CommandMeta } from '../../domain/decider.js';
 import { NotFound, ValidationFailed } from '../../domain/errors.js';
-import { slugHolder } from '../../domain/slugReservations.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { idSchema, revisionSchema, timestampSchema } from './adminSchemas.js';
+import { activePlanId, existingClient } from './accessReferences.js';
+import { clientParams, idSchema, noParams, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLANS = 'Plans';
 const CLIENTS = 'Clients';
@@ -163,28 +163,9 @@ function apiKeyRepresentation(id: number, loaded: LoadedAggregate<ApiKey | null>
 
 // References.
 
-/** The plan a body names by key; 422 naming body.plan unless it exists and takes clients. */
-async function activePlanId(eventStore: EventStore, key: string): Promise<number> {
-  const id = await slugHolder(eventStore, planAggregate.slug!.resourceType, key);
-  const plan = id === null ? null : (await loadAggregate(eventStore, planAggregate, id))?.state;
-  if (id === null || !plan) throw new ValidationFailed({ 'body.plan': `no plan has the key '${key}'` });
-  if (!plan.active) throw new ValidationFailed({ 'body.plan': `plan '${key}' is not active` });
-  return id;
-}
-
-async function existingClient(eventStore: EventStore, clientId: number): Promise<LoadedAggregate<Client | null>> {
-  const loaded = await loadAggregate(eventStore, clientAggregate, clientId);
-  if (!loaded) throw new NotFound(`Client ${clientId} does not exist.`);
-  return loaded;
-}
-
 // Routes.
 
-/** Path parameters arrive as strings. */
-const pathId = z.coerce.number().int().positive();
-const noParams = z.object({}).strict();
 const planParams = z.object({ planId: pathId }).strict();
-const clientParams = z.object({ clientId: pathId }).strict();
 const apiKeyParams = z.object({ clientId: pathId, keyId: pathId }).strict();
 
 const createPlanRoute: AdminRoute<typeof noParams, typeof definePlanSchema> = {
@@ -307,28 +288,6 @@ const reviseClientRoute: AdminRoute<typeof clientParams, typeof reviseClientSche
   },
 };
 
-const changeClientStatusRoute: AdminRoute<typeof clientParams, typeof changeClientStatusSchema> = {
-  method: 'put',
-  path: '/clients/:clientId/status',
-  operationId: 'changeClientStatus',
-  summary: "Suspend, deactivate or reactivate a client (its keys get 403 CLIENT_SUSPENDED or CLIENT_INACTIVE meanwhile)",
-  tag: CLIENTS,
-  params: clientParams,
-  body: changeClientStatusSchema,
-  successStatus: 200,
-  response: clientResponseSchema,
-  async handle({ params, body, expectedRevision, actor }, deps) {
-    const result = await updateAggregate(deps, {
-      aggregate: clientAggregate,
-      id: params.clientId,
-      ...(expectedRevision === undefined ? {} : { expectedRevision }),
-      actor,
-      decide: (state, meta) => changeClientStatus(body, state, meta),
-    });
-    return clientRepresentation(deps.eventStore, result.id, result);
-  },
-};
-
 /** 422 naming each state or community that does not exist, and each community that is not in its state. */
 async function assertRestrictionReferences(eventStore: EventStore, body: SetClientRestriction): Promise<void> {
   const fields: Record<string, string> = {};
@@ -346,29 +305,6 @@ async function assertRestrictionReferences(eventStore: EventStore, body: SetClie
   if (Object.keys(fields).length > 0) throw new ValidationFailed(fields);
 }
 
-const setClientRestrictionRoute: AdminRoute<typeof clientParams, typeof setClientRestrictionSchema> = {
-  method: 'put',
-  path: '/clients/:clientId/restriction',
-  operationId: 'setClientRestriction',
-  summary: 'Restrict a client to states (each optionally narrowed to communities), or lift the restriction with null',
-  tag: CLIENTS,
-  params: clientParams,
-  body: setClientRestrictionSchema,
-  successStatus: 200,
-  response: clientResponseSchema,
-  async handle({ params, body, expectedRevision, actor }, deps) {
-    await assertRestrictionReferences(deps.eventStore, body);
-    const result = await updateAggregate(deps, {
-      aggregate: clientAggregate,
-      id: params.clientId,
-      ...(expectedRevision === undefined ? {} : { expectedRevision }),
-      actor,
-      decide: (state, meta) => setClientRestriction(body, state, meta),
-    });
-    return clientRepresentation(deps.eventStore, result.id, result);
-  },
-};
-
 const DEFAULT_SAMPLE_SIZE = 60;
 
 /** Evenly spread over the published catalogue in id order, so the sample covers old and new projects alike. */
@@ -378,85 +314,98 @@ async function evaluationSample(readStore: ReadStore, size: number): Promise<num
   return Array.from({ length: size }, (_, index) => items[Math.floor((index * items.length) / size)]!.id);
 }
 
-const clientCommand = <Body extends z.ZodType>(options: {
+/**
+ * A command on one client answered with the client: `prepare` fetches or checks what the command needs
+ * from outside its stream (422s, the evaluation sample) before the pure decider runs on the state as read.
+ */
+function clientCommand<Body extends z.ZodType, Prepared = undefined>(options: {
+  method: 'put' | 'post';
   path: string;
   operationId: string;
   summary: string;
   body: Body;
-  decide: (body: z.infer<Body>, state: Client | null, meta: CommandMeta & { id: number }, deps: AdminDeps) => Promise<ClientEvent[]> | ClientEvent[];
-}): AdminRoute<typeof clientParams, Body> => ({
-  method: 'post',
-  path: options.path,
-  operationId: options.operationId,
-  summary: options.summary,
-  tag: CLIENTS,
-  params: clientParams,
-  body: options.body,
-  successStatus: 200,
-  response: clientResponseSchema,
-  async handle({ params, body, expectedRevision, actor }, deps) {
-    const loaded = await existingClient(deps.eventStore, params.clientId);
-    // Deciders are pure: what the command needs from outside (the sample) is fetched first, for the state as read.
-    const events = await options.decide(body, loaded.state, { id: params.clientId, now: deps.clock().toISOString(), actor, allocatedIds: {} }, deps);
-    const result = await updateAggregate(deps, {
-      aggregate: clientAggregate,
-      id: params.clientId,
-      expectedRevision: expectedRevision ?? loaded.revision,
-      actor,
-      decide: () => events,
-    });
-    return clientRepresentation(deps.eventStore, result.id, result);
-  },
+  prepare?: (body: z.infer<Body>, deps: AdminDeps) => Promise<Prepared>;
+  decide: (body: z.infer<Body>, prepared: Prepared, state: Client | null, meta: CommandMeta & { id: number }) => ClientEvent[];
+}): AdminRoute<typeof clientParams, Body> {
+  return {
+    method: options.method,
+    path: options.path,
+    operationId: options.operationId,
+    summary: options.summary,
+    tag: CLIENTS,
+    params: clientParams,
+    body: options.body,
+    successStatus: 200,
+    response: clientResponseSchema,
+    async handle({ params, body, expectedRevision, actor }, deps) {
+      const prepared = (options.prepare ? await options.prepare(body, deps) : undefined) as Prepared;
+      const result = await updateAggregate(deps, {
+        aggregate: clientAggregate,
+        id: params.clientId,
+        ...(expectedRevision === undefined ? {} : { expectedRevision }),
+        actor,
+        decide: (state, meta) => options.decide(body, prepared, state, meta),
+      });
+      return clientRepresentation(deps.eventStore, result.id, result);
+    },
+  };
+}
+
+const changeClientStatusRoute = clientCommand({
+  method: 'put',
+  path: '/clients/:clientId/status',
+  operationId: 'changeClientStatus',
+  summary: 'Suspend, deactivate or reactivate a client (its keys get 403 CLIENT_SUSPENDED or CLIENT_INACTIVE meanwhile)',
+  body: changeClientStatusSchema,
+  decide: (body, _prepared, state, meta) => changeClientStatus(body, state, meta),
+});
+
+const setClientControlsRoute = clientCommand({
+  method: 'put',
+  path: '/clients/:clientId/controls',
+  operationId: 'setClientControls',
+  summary: "Replace the client's access controls: request signing, and the authorised domain and IP policy of each environment",
+  body: setClientControlsSchema,
+  decide: (body, _prepared, state, meta) => setClientControls(body, state, meta),
+});
+
+const setClientRestrictionRoute = clientCommand({
+  method: 'put',
+  path: '/clients/:clientId/restriction',
+  operationId: 'setClientRestriction',
+  summary: 'Restrict a client to states (each optionally narrowed to communities), or lift the restriction with null',
+  body: setClientRestrictionSchema,
+  prepare: (body, deps) => assertRestrictionReferences(deps.eventStore, body),
+  decide: (body, _prepared, state, meta) => setClientRestriction(body, state, meta),
 });
 
 const startEvaluationRoute = clientCommand({
+  method: 'post',
   path: '/clients/:clientId/evaluation',
   operationId: 'startEvaluation',
   summary: 'Put a client in Evaluation Mode with a frozen sample of published projects (test keys only until commercial activation)',
   body: startEvaluationSchema,
-  async decide(body, state, meta, deps) {
-    const sample = await evaluationSample(deps.readStore, body.sample_size ?? DEFAULT_SAMPLE_SIZE);
-    return startEvaluation({ sample_project_ids: sample }, state, meta);
-  },
+  prepare: (body, deps) => evaluationSample(deps.readStore, body.sample_size ?? DEFAULT_SAMPLE_SIZE),
+  decide: (_body, sample, state, meta) => startEvaluation({ sample_project_ids: sample }, state, meta),
 });
 
 const pauseEvaluationRoute = clientCommand({
+  method: 'post',
   path: '/clients/:clientId/evaluation/pause',
   operationId: 'pauseEvaluation',
   summary: "Pause a client's evaluation (403 EVALUATION_ACCESS_PAUSED until commercial activation)",
   body: z.object({}).strict(),
-  decide: (_body, state, meta) => pauseEvaluation({}, state, meta),
+  decide: (_body, _prepared, state, meta) => pauseEvaluation({}, state, meta),
 });
 
 const activateCommercialAccessRoute = clientCommand({
+  method: 'post',
   path: '/clients/:clientId/commercial-activation',
   operationId: 'activateCommercialAccess',
   summary: 'End Evaluation Mode: after payment, or staff authorising active-but-unpaid access; live keys work from then on',
   body: activateCommercialAccessSchema,
-  decide: (body, state, meta) => activateCommercialAccess(body, state, meta),
+  decide: (body, _prepared, state, meta) => activateCommercialAccess(body, state, meta),
 });
-
-const setClientControlsRoute: AdminRoute<typeof clientParams, typeof setClientControlsSchema> = {
-  method: 'put',
-  path: '/clients/:clientId/controls',
-  operationId: 'setClientControls',
-  summary: 'Replace the client\'s access controls: request signing, and the authorised domain and IP policy of each environment',
-  tag: CLIENTS,
-  params: clientParams,
-  body: setClientControlsSchema,
-  successStatus: 200,
-  response: clientResponseSchema,
-  async handle({ params, body, expectedRevision, actor }, deps) {
-    const result = await updateAggregate(deps, {
-      aggregate: clientAggregate,
-      id: params.clientId,
-      ...(expectedRevision === undefined ? {} : { expectedRevision }),
-      actor,
-      decide: (state, meta) => setClientControls(body, state, meta),
-    });
-    return clientRepresentation(deps.eventStore, result.id, result);
-  },
-};
 
 /**
  * The key is generated here, outside the decider, and leaves the service once, in this response. If-Match,
@@ -508,29 +457,8 @@ const listApiKeysRoute: AdminRoute<typeof clientParams> = {
   },
 };
 
-const revokeApiKeyRoute: AdminRoute<typeof apiKeyParams> = {
-  method: 'post',
-  path: '/clients/:clientId/keys/:keyId/revoke',
-  operationId: 'revokeApiKey',
-  summary: "Revoke one of the client's API keys for good (no-op when already revoked)",
-  tag: API_KEYS,
-  params: apiKeyParams,
-  successStatus: 200,
-  response: apiKeyResponseSchema,
-  async handle({ params, expectedRevision, actor }, deps) {
-    const result = await updateAggregate(deps, {
-      aggregate: apiKeyAggregate,
-      id: params.keyId,
-      ...(expectedRevision === undefined ? {} : { expectedRevision }),
-      actor,
-      decide: (state, meta) => revokeApiKey({ client_id: params.clientId }, state, meta),
-    });
-    return { data: apiKeyRepresentation(result.id, result), revision: result.revision };
-  },
-};
-
 const keyStatusRoute = (
-  action: 'deactivate' | 'reactivate',
+  action: 'revoke' | 'deactivate' | 'reactivate',
   summary: string,
   decide: (command: KeyOfClient, state: ApiKey | null, meta: CommandMeta & { id: number }) => ApiKeyEvent[],
 ): AdminRoute<typeof apiKeyParams> => ({
@@ -553,6 +481,8 @@ const keyStatusRoute = (
     return { data: apiKeyRepresentation(result.id, result), revision: result.revision };
   },
 });
+
+const revokeApiKeyRoute = keyStatusRoute('revoke', "Revoke one of the client's API keys for good (no-op when already revoked)", revokeApiKey);
 
 const deactivateApiKeyRoute = keyStatusRoute(
   'deactivate',

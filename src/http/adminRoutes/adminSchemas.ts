@@ -10,3 +10,8 @@ export const revisionSchema = z
   .meta({ description: "Revision of the resource's event stream; also sent as ETag, send it back as If-Match." });
 
 export const timestampSchema = z.iso.datetime({ offset: true });
+
+/** Path parameters arrive as strings. */
+export const pathId = z.coerce.number().int().positive();
+export const noParams = z.object({}).strict();
+export const clientParams = z.object({ clientId: pathId }).strict();

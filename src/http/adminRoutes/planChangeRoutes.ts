@@ -20,11 +20,11 @@ import {
 } from '../../access/planChangeRequest.js';
 import { createAggregate, loadAggregate, staleRevision, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
 import type { CommandMeta } from '../../domain/decider.js';
-import { Conflict, NotFound, ValidationFailed } from '../../domain/errors.js';
-import { slugHolder } from '../../domain/slugReservations.js';
+import { Conflict, NotFound } from '../../domain/errors.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
-import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { idSchema, revisionSchema, timestampSchema } from './adminSchemas.js';
+import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import { activePlanId, existingClient } from './accessReferences.js';
+import { clientParams, idSchema, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLAN_CHANGES = 'Plan changes';
 
@@ -92,15 +92,6 @@ async function planChangeRepresentation(eventStore: EventStore, id: number, load
 
 // References.
 
-/** The plan a body names by key; 422 naming body.plan unless it exists and takes clients (as registerClient's route does). */
-async function activePlanId(eventStore: EventStore, key: string): Promise<number> {
-  const id = await slugHolder(eventStore, planAggregate.slug!.resourceType, key);
-  const plan = id === null ? null : (await loadAggregate(eventStore, planAggregate, id))?.state;
-  if (id === null || !plan) throw new ValidationFailed({ 'body.plan': `no plan has the key '${key}'` });
-  if (!plan.active) throw new ValidationFailed({ 'body.plan': `plan '${key}' is not active` });
-  return id;
-}
-
 async function loadClientsRequest(eventStore: EventStore, clientId: number, requestId: number): Promise<LoadedAggregate<PlanChangeRequest | null>> {
   const loaded = await loadAggregate(eventStore, planChangeRequestAggregate, requestId);
   clientsPlanChange({ client_id: clientId }, loaded?.state ?? null, requestId);
@@ -109,9 +100,6 @@ async function loadClientsRequest(eventStore: EventStore, clientId: number, requ
 
 // Routes.
 
-/** Path parameters arrive as strings. */
-const pathId = z.coerce.number().int().positive();
-const clientParams = z.object({ clientId: pathId }).strict();
 const requestParams = z.object({ clientId: pathId, requestId: pathId }).strict();
 
 /**
@@ -129,8 +117,7 @@ const submitPlanChangeRoute: AdminRoute<typeof clientParams, typeof submitPlanCh
   successStatus: 201,
   response: planChangeResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const client = await loadAggregate(deps.eventStore, clientAggregate, params.clientId);
-    if (!client?.state) throw new NotFound(`Client ${params.clientId} does not exist.`);
+    const client = await existingClient(deps.eventStore, params.clientId);
     if (expectedRevision !== undefined && expectedRevision !== client.revision) throw staleRevision(expectedRevision, client.revision);
     const command = {
       client_id: params.clientId,

@@ -72,6 +72,7 @@ import type { CommandMeta } from '../../domain/decider.js';
 import { NotFound, ValidationFailed } from '../../domain/errors.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import { noParams, pathId } from './adminSchemas.js';
 
 const TAG = 'Projects';
 
@@ -222,13 +223,10 @@ async function relatedProjectProblems(command: { project_ids: number[] }, eventS
 
 // Routes.
 
-/** Path parameters arrive as strings. */
-const pathId = z.coerce.number().int().positive();
 const projectParams = z.object({ projectId: pathId }).strict();
 const floorPlanParams = z.object({ projectId: pathId, floorPlanId: pathId }).strict();
 const paymentPlanParams = z.object({ projectId: pathId, paymentPlanId: pathId }).strict();
 const galleryParams = z.object({ projectId: pathId, mediaId: pathId }).strict();
-const noParams = z.object({}).strict();
 
 type ProjectDecide<Command> = (command: Command, state: Project | null, meta: CommandMeta & { id: number }) => ProjectEvent[];
 

@@ -36,6 +36,7 @@ import type { Aggregate, CommandMeta } from '../../domain/decider.js';
 import { NotFound, ValidationFailed } from '../../domain/errors.js';
 import type { DomainEvent, EventStore } from '../../eventStore/eventStore.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import { noParams } from './adminSchemas.js';
 
 type Decide<Command, Entity, Event> = (command: Command, current: Entity | null, meta: CommandMeta & { id: number }) => Event[];
 
@@ -73,7 +74,6 @@ const idParam = z.coerce.number().int().positive();
 
 type IdParams<Key extends string> = z.ZodType<Record<Key, number>>;
 
-const noParams = z.object({}).strict();
 
 function representation<Entity extends object>(id: number, revision: number, entity: Entity | null): AdminRouteResult {
   if (!entity) throw new NotFound();

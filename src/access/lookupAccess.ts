@@ -1,7 +1,7 @@
 import { ACCESS_CLIENTS, ACCESS_KEYS, type AccessClientDoc, type AccessKeyDoc } from '../../projections/access.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { assertNever } from '../domain/decider.js';
-import type { AccessContext, DetailField } from './accessContext.js';
+import type { AccessContext, KeyEnvironment } from './accessContext.js';
 import { AccessRefused } from './accessRefusals.js';
 import { limitPolicyOf } from '../limits/planLimits.js';
 import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
@@ -29,22 +29,40 @@ export async function lookupAccess(readStore: ReadStore, presentedKey: string, n
   // The access projection writes a key only after its client; a key without one has not been projected whole.
   if (!client) return null;
   refuseUnusable(key, client, now);
-  const grants = grantsOf(client);
-  return {
+  return { ...clientContextOf(client, environment), keyId: key.id };
+}
+
+/**
+ * What a client document grants one environment, made once per document and environment: the embedded
+ * store hands out the same frozen document until it changes, so every request of a client shares the sets
+ * and the policy instead of building them again.
+ */
+const clientContexts = new WeakMap<AccessClientDoc, Partial<Record<KeyEnvironment, Omit<AccessContext, 'keyId'>>>>();
+
+function clientContextOf(client: AccessClientDoc, environment: KeyEnvironment): Omit<AccessContext, 'keyId'> {
+  let contexts = clientContexts.get(client);
+  if (!contexts) {
+    contexts = {};
+    clientContexts.set(client, contexts);
+  }
+  return (contexts[environment] ??= {
     clientId: client.id,
-    keyId: key.id,
     environment,
     plan: client.plan,
-    ...grants,
+    scopes: new Set(client.scopes),
+    entitlements: new Set(client.entitlements),
     requestSigning: client.controls.request_signing,
     networkControls: client.controls.environments[environment],
     liveDomain: client.controls.environments.live.domain,
     restriction: client.restriction,
-    evaluation: evaluationOf(client),
-    detailFields: detailFieldsOf(client),
+    evaluation:
+      client.access_mode.mode === 'evaluation'
+        ? { sample: new Set(client.access_mode.sample_project_ids), startedAt: client.access_mode.started_at }
+        : null,
+    detailFields: client.detail_fields === null ? null : new Set(client.detail_fields),
     limitPolicy: limitPolicyOf(client.limits, environment),
     overagePrice: environment === 'live' ? client.limits.overage : null,
-  };
+  });
 }
 
 function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc, now: Date): void {
@@ -82,31 +100,6 @@ function refuseUnusable(key: AccessKeyDoc, client: AccessClientDoc, now: Date): 
   }
 }
 
-const detailFieldSets = new WeakMap<AccessClientDoc, ReadonlySet<DetailField>>();
-
-function detailFieldsOf(client: AccessClientDoc): ReadonlySet<DetailField> | null {
-  if (client.detail_fields === null) return null;
-  let fields = detailFieldSets.get(client);
-  if (!fields) {
-    fields = new Set(client.detail_fields);
-    detailFieldSets.set(client, fields);
-  }
-  return fields;
-}
-
-/** Made once per stored client document, like its grants. */
-const evaluations = new WeakMap<AccessClientDoc, NonNullable<AccessContext['evaluation']>>();
-
-function evaluationOf(client: AccessClientDoc): AccessContext['evaluation'] {
-  if (client.access_mode.mode !== 'evaluation') return null;
-  let evaluation = evaluations.get(client);
-  if (!evaluation) {
-    evaluation = { sample: new Set(client.access_mode.sample_project_ids), startedAt: client.access_mode.started_at };
-    evaluations.set(client, evaluation);
-  }
-  return evaluation;
-}
-
 const DAY_MS = 86_400_000;
 
 function refuseOutsideSubscription(subscription: NonNullable<AccessClientDoc['subscription']>, now: number): void {
@@ -125,17 +118,3 @@ function refuseOutsideSubscription(subscription: NonNullable<AccessClientDoc['su
   }
 }
 
-/**
- * The client's grants as sets, made once per stored client document: the embedded store hands out the
- * same frozen document until it changes, so every request of a client shares them.
- */
-const grantsByClient = new WeakMap<AccessClientDoc, Pick<AccessContext, 'scopes' | 'entitlements'>>();
-
-function grantsOf(client: AccessClientDoc): Pick<AccessContext, 'scopes' | 'entitlements'> {
-  let grants = grantsByClient.get(client);
-  if (!grants) {
-    grants = { scopes: new Set(client.scopes), entitlements: new Set(client.entitlements) };
-    grantsByClient.set(client, grants);
-  }
-  return grants;
-}

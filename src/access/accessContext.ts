@@ -66,10 +66,8 @@ export interface AccessContext {
   liveDomain: string | null;
   /** Authentication rule 8 (queries/catalogueScope.ts); null = the whole catalogue. */
   restriction: CatalogueRestriction;
-  /** What the limiter enforces for the key's environment (from the plan). */
+  /** What the limiter enforces for the key's environment (from the plan), overage price included. */
   limitPolicy: LimitPolicy;
-  /** Billed past the monthly allowance (overage plans, live keys); null = no overage. */
-  overagePrice: { price_per_request: string; currency: string } | null;
   /** The detail fields the plan exposes; null = all of them. */
   detailFields: ReadonlySet<DetailField> | null;
   /** Evaluation Mode (rule 9): its frozen sample and when it started; null = commercial access. */

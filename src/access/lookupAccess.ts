@@ -61,7 +61,6 @@ function clientContextOf(client: AccessClientDoc, environment: KeyEnvironment): 
         : null,
     detailFields: client.detail_fields === null ? null : new Set(client.detail_fields),
     limitPolicy: limitPolicyOf(client.limits, environment),
-    overagePrice: environment === 'live' ? client.limits.overage : null,
   });
 }
 

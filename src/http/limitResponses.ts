@@ -20,9 +20,10 @@ export function setLimitHeaders(res: Response, outcome: ConsumeAllowed | Consume
   };
   quotaHeaders('Daily', outcome.daily);
   quotaHeaders('Monthly', outcome.monthly);
-  if (outcome.allowed && outcome.overage && access.overagePrice) {
+  const overagePrice = access.limitPolicy.overage;
+  if (outcome.allowed && outcome.overage && overagePrice) {
     res.setHeader('X-Quota-Overage', 'true');
-    res.setHeader('X-Quota-Overage-Price-Per-Request', `${access.overagePrice.price_per_request} ${access.overagePrice.currency}`);
+    res.setHeader('X-Quota-Overage-Price-Per-Request', `${overagePrice.price_per_request} ${overagePrice.currency}`);
   }
 }
 

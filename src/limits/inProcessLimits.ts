@@ -3,6 +3,7 @@ import {
   consumeResult,
   dhakaDayKey,
   dhakaMonthKey,
+  floorFor,
   PER_MINUTE_WINDOW_MS,
   refusalOf,
   type Clock,
@@ -31,9 +32,14 @@ function pruneWindow(timestamps: number[], windowMs: number, nowMs: number): voi
   if (expired > 0) timestamps.splice(0, expired);
 }
 
-/** A counter of another period has passed its reset: the new period starts from zero. */
-function currentPeriod(counter: PeriodCounter, period: string): PeriodCounter {
-  return counter.period === period ? counter : { period, used: 0 };
+/**
+ * A counter of another period has passed its reset: the new period starts from zero. Either way the count
+ * is at least the floor known from elsewhere.
+ */
+function currentPeriod(counter: PeriodCounter, period: string, floor: number): PeriodCounter {
+  const current = counter.period === period ? counter : { period, used: 0 };
+  current.used = Math.max(current.used, floor);
+  return current;
 }
 
 /**
@@ -52,11 +58,14 @@ export function createInProcessLimits(options: { now?: Clock } = {}): Limits {
       const at = new Date(nowMs);
       const usageKey = `${request.clientId}:${request.environment}`;
       const stored = usage.get(usageKey);
+      const dayKey = dhakaDayKey(at);
+      const monthKey = dhakaMonthKey(at);
+      const floor = floorFor(request, dayKey, monthKey);
       const current: ClientEnvironmentUsage = {
         burst: stored?.burst ?? [],
         minute: stored?.minute ?? [],
-        day: currentPeriod(stored?.day ?? { period: '', used: 0 }, dhakaDayKey(at)),
-        month: currentPeriod(stored?.month ?? { period: '', used: 0 }, dhakaMonthKey(at)),
+        day: currentPeriod(stored?.day ?? { period: '', used: 0 }, dayKey, floor.day),
+        month: currentPeriod(stored?.month ?? { period: '', used: 0 }, monthKey, floor.month),
       };
       usage.set(usageKey, current);
       pruneWindow(current.burst, request.policy.burst.windowMs, nowMs);

@@ -23,8 +23,30 @@ export interface LimitPolicy {
   daily: number | null;
   /** Units per calendar month in Asia/Dhaka; null: no monthly allowance (test keys). */
   monthly: number | null;
-  /** Past the monthly allowance requests are allowed and reported as overage instead of refused. */
-  overage: boolean;
+  /**
+   * Past the monthly allowance requests are allowed, reported as overage and billed at this price instead
+   * of refused; null: refused (the default).
+   */
+  overage: OveragePrice | null;
+}
+
+/** What one request past the monthly allowance costs, as a plan states it (a decimal string, not a float). */
+export interface OveragePrice {
+  price_per_request: string;
+  currency: string;
+}
+
+/**
+ * Usage of the current Dhaka day and month known from elsewhere (the durable usage record, or what the
+ * shared counters said before they were lost). A limiter counts from at least these figures, so usage
+ * survives a restart of the process or of Redis; a figure for another period than the limiter's own is
+ * ignored (the period turned between reading the floor and consuming).
+ */
+export interface UsageFloor {
+  dayKey: string;
+  day: number;
+  monthKey: string;
+  month: number;
 }
 
 export interface ConsumeRequest {
@@ -35,6 +57,7 @@ export interface ConsumeRequest {
   units: number;
   /** False for a 304 Not Modified: counted by burst and per minute, but it costs no daily or monthly quota. */
   chargesQuota: boolean;
+  usageFloor?: UsageFloor;
 }
 
 export type LimitCode =
@@ -149,7 +172,20 @@ export function assertValidConsumeRequest(request: ConsumeRequest): void {
   if (!isCount(policy.perMinute)) problems.push('perMinute must be an integer >= 1');
   if (policy.daily !== null && !isCount(policy.daily)) problems.push('daily must be null or an integer >= 1');
   if (policy.monthly !== null && !isCount(policy.monthly)) problems.push('monthly must be null or an integer >= 1');
+  const floor = request.usageFloor;
+  if (floor && !(Number.isSafeInteger(floor.day) && floor.day >= 0 && Number.isSafeInteger(floor.month) && floor.month >= 0)) {
+    problems.push('usageFloor figures must be integers >= 0');
+  }
   if (problems.length > 0) throw new RangeError(`Invalid limits request: ${problems.join('; ')}`);
+}
+
+/** The floor's day and month figures that apply to the limiter's own periods (0 for any other period). */
+export function floorFor(request: ConsumeRequest, dayKey: string, monthKey: string): { day: number; month: number } {
+  const floor = request.usageFloor;
+  return {
+    day: floor?.dayKey === dayKey ? floor.day : 0,
+    month: floor?.monthKey === monthKey ? floor.month : 0,
+  };
 }
 
 /** What a consume saw before deciding, as both adapters gather it. */
@@ -172,7 +208,7 @@ export function refusalOf(request: ConsumeRequest, snapshot: LimitSnapshot): Lim
   // A request that costs no quota cannot exceed one.
   if (!request.chargesQuota) return null;
   if (policy.daily !== null && snapshot.dayUsed + units > policy.daily) return 'DAILY_LIMIT_EXCEEDED';
-  if (policy.monthly !== null && !policy.overage && snapshot.monthUsed + units > policy.monthly) {
+  if (policy.monthly !== null && policy.overage === null && snapshot.monthUsed + units > policy.monthly) {
     return 'MONTHLY_LIMIT_EXCEEDED';
   }
   return null;

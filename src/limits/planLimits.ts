@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { KeyEnvironment } from '../access/accessContext.js';
-import type { LimitPolicy } from './limits.js';
+import type { LimitPolicy, OveragePrice } from './limits.js';
 
 /** What a plan sets (Limits in the contract); the defaults are DESIGN.md's and the contract's figures. */
 export interface PlanLimits {
@@ -13,7 +13,7 @@ export interface PlanLimits {
   /** Units per day for test (sandbox) keys, which never have a monthly allowance. */
   test_daily: number | null;
   /** Past the monthly allowance, live requests succeed and are billed at this price; null: refused (the default). */
-  overage: { price_per_request: string; currency: string } | null;
+  overage: OveragePrice | null;
 }
 
 export const DEFAULT_PLAN_LIMITS: PlanLimits = {
@@ -52,6 +52,6 @@ export const planLimitsSchema = z
 /** The policy the limiter enforces for one environment of a client on these plan limits. */
 export function limitPolicyOf(limits: PlanLimits, environment: KeyEnvironment): LimitPolicy {
   const burst = { limit: limits.burst.requests, windowMs: limits.burst.window_ms };
-  if (environment === 'test') return { burst, perMinute: limits.per_minute, daily: limits.test_daily, monthly: null, overage: false };
-  return { burst, perMinute: limits.per_minute, daily: limits.daily, monthly: limits.monthly, overage: limits.overage !== null };
+  if (environment === 'test') return { burst, perMinute: limits.per_minute, daily: limits.test_daily, monthly: null, overage: null };
+  return { burst, perMinute: limits.per_minute, daily: limits.daily, monthly: limits.monthly, overage: limits.overage };
 }

@@ -6,6 +6,7 @@ import {
   consumeResult,
   dhakaDayKey,
   dhakaMonthKey,
+  floorFor,
   nextDhakaDayStart,
   nextDhakaMonthStart,
   PER_MINUTE_WINDOW_MS,
@@ -26,7 +27,9 @@ import {
  * KEYS: burst window, minute window (sorted sets scored by timestamp), day counter, month counter.
  * ARGV: now ms, burst cutoff, minute cutoff, burst limit, per-minute limit, daily limit, monthly limit
  * (-1: uncapped), overage (1/0), units, charges quota (1/0), unique member, burst window ms, day counter
- * TTL s, month counter TTL s.
+ * TTL s, month counter TTL s, day floor, month floor.
+ * A counter below its floor (Redis lost it, or counted less while it was away) continues from the floor;
+ * the counters are written with SET, not INCRBY, so the floor is carried into Redis with the request.
  * Reply: refusal (0 allowed, 1 burst, 2 minute, 3 daily, 4 monthly), burst count, minute count, oldest
  * burst and minute timestamps ('' unless refused), day used, month used; counts after recording when
  * allowed, as found when refused.
@@ -46,8 +49,8 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
 local burstCount = redis.call('ZCARD', KEYS[1])
 local minuteCount = redis.call('ZCARD', KEYS[2])
-local dayUsed = tonumber(redis.call('GET', KEYS[3]) or '0')
-local monthUsed = tonumber(redis.call('GET', KEYS[4]) or '0')
+local dayUsed = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[15]))
+local monthUsed = math.max(tonumber(redis.call('GET', KEYS[4]) or '0'), tonumber(ARGV[16]))
 
 local refusal = 0
 if burstCount >= burstLimit then
@@ -71,10 +74,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[12])
 redis.call('ZADD', KEYS[2], nowMs, member)
 redis.call('PEXPIRE', KEYS[2], ${PER_MINUTE_WINDOW_MS})
 if chargesQuota then
-  dayUsed = redis.call('INCRBY', KEYS[3], units)
-  redis.call('EXPIRE', KEYS[3], ARGV[13])
-  monthUsed = redis.call('INCRBY', KEYS[4], units)
-  redis.call('EXPIRE', KEYS[4], ARGV[14])
+  dayUsed = dayUsed + units
+  redis.call('SET', KEYS[3], dayUsed, 'EX', ARGV[13])
+  monthUsed = monthUsed + units
+  redis.call('SET', KEYS[4], monthUsed, 'EX', ARGV[14])
 end
 return {0, burstCount + 1, minuteCount + 1, '', '', dayUsed, monthUsed}
 `;
@@ -131,14 +134,17 @@ export function createRedisLimits(redisUrl: string, options: { timeoutMs?: numbe
       const nowMs = now();
       const at = new Date(nowMs);
       const prefix = limitsKeyPrefix(request.clientId, request.environment);
+      const dayKey = dhakaDayKey(at);
+      const monthKey = dhakaMonthKey(at);
+      const floor = floorFor(request, dayKey, monthKey);
       memberSequence += 1;
       let reply: ScriptReply;
       try {
         reply = await commands.consumeLimits(
           `${prefix}:burst`,
           `${prefix}:minute`,
-          `${prefix}:day:${dhakaDayKey(at)}`,
-          `${prefix}:month:${dhakaMonthKey(at)}`,
+          `${prefix}:day:${dayKey}`,
+          `${prefix}:month:${monthKey}`,
           String(nowMs),
           String(nowMs - policy.burst.windowMs),
           String(nowMs - PER_MINUTE_WINDOW_MS),
@@ -146,13 +152,15 @@ export function createRedisLimits(redisUrl: string, options: { timeoutMs?: numbe
           String(policy.perMinute),
           String(policy.daily ?? -1),
           String(policy.monthly ?? -1),
-          policy.overage ? '1' : '0',
+          policy.overage !== null ? '1' : '0',
           String(request.units),
           request.chargesQuota ? '1' : '0',
           `${memberPrefix}:${memberSequence}`,
           String(policy.burst.windowMs),
           String(secondsUntil(nextDhakaDayStart(at), nowMs) + COUNTER_GRACE_SECONDS),
           String(secondsUntil(nextDhakaMonthStart(at), nowMs) + COUNTER_GRACE_SECONDS),
+          String(floor.day),
+          String(floor.month),
         );
       } catch {
         throw new LimitsUnavailable();

@@ -68,7 +68,6 @@ describe('lookupAccess', () => {
       evaluation: null,
       detailFields: null,
       limitPolicy: limitPolicyOf(DEFAULT_PLAN_LIMITS, 'live'),
-      overagePrice: null,
     });
   });
 

@@ -12,13 +12,15 @@ import type {
 /** Client ids unlikely to be used by a service sharing the same Redis, so no flush is needed between runs. */
 const freshClientId = () => 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
 
+const PRICE = { price_per_request: '0.002', currency: 'AED' };
+
 /** Limits loose enough not to interfere; each test tightens the one it is about. */
 const policy = (overrides: Partial<LimitPolicy> = {}): LimitPolicy => ({
   burst: { limit: 1_000, windowMs: 2_000 },
   perMinute: 1_000,
   daily: null,
   monthly: null,
-  overage: false,
+  overage: null,
   ...overrides,
 });
 
@@ -59,7 +61,7 @@ export function limitsContract(name: string, open: (clock: Clock) => Promise<Lim
     /** Requests of one fresh client environment under one policy. */
     function clientUnder(limitPolicy: LimitPolicy, environment: ConsumeRequest['environment'] = 'live') {
       const clientId = freshClientId();
-      return (request: Partial<Pick<ConsumeRequest, 'units' | 'chargesQuota'>> = {}) =>
+      return (request: Partial<Pick<ConsumeRequest, 'units' | 'chargesQuota' | 'usageFloor'>> = {}) =>
         limits.consume({ clientId, environment, policy: limitPolicy, units: 1, chargesQuota: true, ...request });
     }
 
@@ -220,7 +222,7 @@ export function limitsContract(name: string, open: (clock: Clock) => Promise<Lim
     });
 
     it('when overage is enabled and the monthly allowance is passed, then requests are allowed and report the units beyond it as overage', async () => {
-      const consume = clientUnder(policy({ daily: 14, monthly: 10, overage: true }));
+      const consume = clientUnder(policy({ daily: 14, monthly: 10, overage: PRICE }));
       const within = expectAllowed(await consume({ units: 8 }));
       expect(within).toMatchObject({ overage: false, overageUnits: 0 });
 
@@ -240,8 +242,42 @@ export function limitsContract(name: string, open: (clock: Clock) => Promise<Lim
       expect(refused.monthly).toMatchObject({ limit: 10, used: 14, remaining: 0 });
     });
 
+    it('when a usage floor above the counters is given (usage recorded elsewhere), then the counters continue from it and refuse past the cap', async () => {
+      const consume = clientUnder(policy({ daily: 10, monthly: 100 }));
+      expectAllowed(await consume());
+      const usageFloor = { dayKey: '2026-03-15', day: 8, monthKey: '2026-03', month: 40 };
+      const continued = expectAllowed(await consume({ usageFloor }));
+      expect(continued.daily).toMatchObject({ used: 9, remaining: 1 });
+      expect(continued.monthly).toMatchObject({ used: 41, remaining: 59 });
+
+      // The floor was carried into the counters: later requests without it count on from there.
+      expect(expectAllowed(await consume()).daily).toMatchObject({ used: 10, remaining: 0 });
+      const refused = expectRefused(await consume({ usageFloor }));
+      expect(refused.code).toBe('DAILY_LIMIT_EXCEEDED');
+      expect(refused.monthly).toMatchObject({ used: 42 });
+    });
+
+    it('when the usage floor is below the counters or of another period, then it changes nothing', async () => {
+      const consume = clientUnder(policy({ daily: 10, monthly: 100 }));
+      await consumeTimes(() => consume({ units: 3 }), 2);
+      const lower = expectAllowed(await consume({ usageFloor: { dayKey: '2026-03-15', day: 1, monthKey: '2026-03', month: 2 } }));
+      expect(lower.daily).toMatchObject({ used: 7 });
+      expect(lower.monthly).toMatchObject({ used: 7 });
+      const stale = expectAllowed(await consume({ usageFloor: { dayKey: '2026-03-14', day: 500, monthKey: '2026-02', month: 900 } }));
+      expect(stale.daily).toMatchObject({ used: 8 });
+      expect(stale.monthly).toMatchObject({ used: 8 });
+    });
+
+    it('when a 304 comes with a usage floor, then it reports the floor without charging anything', async () => {
+      const consume = clientUnder(policy({ daily: 10, monthly: 100 }));
+      const usageFloor = { dayKey: '2026-03-15', day: 4, monthKey: '2026-03', month: 6 };
+      const notModified = expectAllowed(await consume({ chargesQuota: false, usageFloor }));
+      expect(notModified.daily).toMatchObject({ used: 4, remaining: 6 });
+      expect(notModified.monthly).toMatchObject({ used: 6, remaining: 94 });
+    });
+
     it('when overage is enabled, then burst and per-minute limits still refuse', async () => {
-      const consume = clientUnder(policy({ burst: { limit: 1, windowMs: 2_000 }, perMinute: 2, monthly: 1, overage: true }));
+      const consume = clientUnder(policy({ burst: { limit: 1, windowMs: 2_000 }, perMinute: 2, monthly: 1, overage: PRICE }));
       const start = nowMs;
       expectAllowed(await consume());
       expect(expectRefused(await consume()).code).toBe('BURST_LIMIT_EXCEEDED');

@@ -15,7 +15,7 @@ const loosePolicy: LimitPolicy = {
   perMinute: 1_000,
   daily: 1_000,
   monthly: 10_000,
-  overage: false,
+  overage: null,
 };
 
 const freshClientId = () => 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);

@@ -81,7 +81,6 @@ describe('demo client on the first embedded start', () => {
         evaluation: null,
         detailFields: null,
         limitPolicy: limitPolicyOf(demoPlans.find((plan) => plan.key === 'enterprise')!.limits!, environment as KeyEnvironment),
-        overagePrice: null,
       });
     }
 

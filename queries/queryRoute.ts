@@ -19,8 +19,11 @@ export interface QueryDeps {
   clock: () => Date;
   /** Configured `{base_url}`; unset = derived from each request. */
   publicBaseUrl?: string;
-  /** Rate limits and quotas, checked once the outcome (and so whether it is a 304) is known. */
-  limits: Limits;
+  /**
+   * Rate limits and quotas, checked once the outcome (and so whether it is a 304) is known; null with
+   * RATE_LIMITS=off: nothing is consumed and no limit headers are sent.
+   */
+  limits: Limits | null;
 }
 
 export interface QueryInput<Params, Query> {
@@ -101,7 +104,7 @@ function baseUrlOf(req: Request, deps: QueryDeps): string {
  * (a strong validator of the payload at this URL), while request_id and generated_at stay outside it. The body is written without
  * express's res.send, which would copy it into a Buffer and look at the validators a second time.
  */
-async function send(req: Request, res: Response, result: QueryResult, access: AccessContext, limits: Limits): Promise<void> {
+async function send(req: Request, res: Response, result: QueryResult, access: AccessContext, limits: Limits | null): Promise<void> {
   const serialized = result.data instanceof SerializedJson ? result.data : new SerializedJson(JSON.stringify(result.data));
   const data = serialized.json;
   const stableMeta = result.meta ?? {};
@@ -111,15 +114,17 @@ async function send(req: Request, res: Response, result: QueryResult, access: Ac
   const notModified = ifNoneMatchMatches(req.get('if-none-match'), etag);
   // One check per request, once its cost and outcome are known: a 304 counts toward the rate limits but
   // costs no quota, and a refused request costs nothing.
-  const outcome = await limits.consume({
-    clientId: access.clientId,
-    environment: access.environment,
-    policy: access.limitPolicy,
-    units: result.quotaUnits ?? 1,
-    chargesQuota: !notModified,
-  });
-  setLimitHeaders(res, outcome, access);
-  if (!outcome.allowed) throw new LimitExceeded(outcome);
+  if (limits !== null) {
+    const outcome = await limits.consume({
+      clientId: access.clientId,
+      environment: access.environment,
+      policy: access.limitPolicy,
+      units: result.quotaUnits ?? 1,
+      chargesQuota: !notModified,
+    });
+    setLimitHeaders(res, outcome, access);
+    if (!outcome.allowed) throw new LimitExceeded(outcome);
+  }
   res.setHeader('ETag', etag);
   if (notModified) {
     res.status(304).end();

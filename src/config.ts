@@ -32,12 +32,17 @@ export interface Config {
   trustedProxies: string[];
   /** Evaluation Mode's safety threshold: requests of one evaluation, past which it is paused. */
   evaluationRequestLimit: number;
+  /** `off`: no rate limits or quotas are checked and no limit headers are sent (benchmarks, deployments behind another limiter). */
+  rateLimits: RateLimitsMode;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const RATE_LIMITS_MODES = ['on', 'off'] as const;
+export type RateLimitsMode = (typeof RATE_LIMITS_MODES)[number];
 
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
 
@@ -118,6 +123,7 @@ const environmentSchema = z.object({
     SIGNATURE_WINDOW_SECONDS: withDefault(integer(10, 3_600), '300'),
     TRUSTED_PROXIES: withDefault(cidrList, ''),
     EVALUATION_REQUEST_LIMIT: withDefault(integer(1, 10_000_000), '5000'),
+    RATE_LIMITS: withDefault(z.enum(RATE_LIMITS_MODES, { error: `must be one of ${RATE_LIMITS_MODES.join(', ')}` }), 'on'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -161,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signatureWindowSeconds: vars.SIGNATURE_WINDOW_SECONDS,
     trustedProxies: vars.TRUSTED_PROXIES,
     evaluationRequestLimit: vars.EVALUATION_REQUEST_LIMIT,
+    rateLimits: vars.RATE_LIMITS,
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

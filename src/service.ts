@@ -130,8 +130,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       cleanups.push(() => nonceStore.close());
       const evaluationUsage = createEvaluationUsage(config.redisUrl);
       cleanups.push(() => evaluationUsage.close());
-      const limits = createLimits(config.redisUrl, logger, { now: () => clock().getTime() });
-      cleanups.push(() => limits.close());
+      // RATE_LIMITS=off: nothing is checked or counted (benchmarks, deployments behind another limiter).
+      const limits = config.rateLimits === 'on' ? createLimits(config.redisUrl, logger, { now: () => clock().getTime() }) : null;
+      if (limits !== null) cleanups.push(() => limits.close());
+      else logger.warn({ component: 'limits' }, 'RATE_LIMITS=off: no rate limits or quotas are checked');
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
       const app = createApp({
         ...stores,

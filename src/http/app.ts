@@ -44,8 +44,11 @@ export interface AppDeps {
   /** Requests per evaluation (Redis when REDIS_URL is set) and the safety threshold (EVALUATION_REQUEST_LIMIT). */
   evaluationUsage: EvaluationUsage;
   evaluationRequestLimit: number;
-  /** Rate limits and quotas (Redis when REDIS_URL is set, with the in-process limiter standing in during an outage). */
-  limits: Limits;
+  /**
+   * Rate limits and quotas (Redis when REDIS_URL is set, with the in-process limiter standing in during an
+   * outage); null with RATE_LIMITS=off.
+   */
+  limits: Limits | null;
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       signatureWindowSeconds: 300,
       trustedProxies: [],
       evaluationRequestLimit: 5000,
+      rateLimits: 'on',
       mode: 'embedded',
     });
   });
@@ -140,6 +141,14 @@ describe('loadConfig', () => {
     expect(problem).not.toContain('proxy.internal');
     expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.0/33' })).toHaveProperty('TRUSTED_PROXIES');
     expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.0/8,' })).toHaveProperty('TRUSTED_PROXIES');
+  });
+
+  it('when RATE_LIMITS is off, then limits are off; when it is anything but on or off, then a ConfigError names RATE_LIMITS', () => {
+    expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).toBe('off');
+    expect(loadConfig({ RATE_LIMITS: 'on' }).rateLimits).toBe('on');
+    expect(loadConfig({ RATE_LIMITS: '' }).rateLimits).toBe('on');
+    expect(problemsOf({ RATE_LIMITS: 'false' })).toEqual({ RATE_LIMITS: 'must be one of on, off' });
+    expect(problemsOf({ RATE_LIMITS: 'OFF' })).toEqual({ RATE_LIMITS: 'must be one of on, off' });
   });
 });
 

@@ -6,6 +6,7 @@ import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.j
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { startService } from '../../src/service.js';
 import type { Projector } from '../../projections/runtime.js';
+import type { DestinationStream } from 'pino';
 
 /** The admin token test apps accept unless a test asks for the generated-token path. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
@@ -26,6 +27,8 @@ export interface TestAppOptions {
    */
   env?: Record<string, string>;
   clock?: () => Date;
+  /** Where the service's pino lines go (JSON, one per write) instead of stdout; set `LOG_LEVEL` in `env` to see any. */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -43,7 +46,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const service = await startService({
     config,
-    logger: createLogger({ level: config.logLevel, pretty: false }),
+    logger: createLogger({ level: config.logLevel, pretty: false, destination: options.logDestination }),
     stores: { eventStore: createSqliteEventStore({ file: ':memory:' }), readStore: createEmbeddedReadStore() },
     ...(options.clock ? { clock: options.clock } : {}),
   });

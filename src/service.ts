@@ -5,6 +5,7 @@ import { allProjections } from '../projections/index.js';
 import { startProjector, type Projector } from '../projections/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
 import { createLimits } from './limits/createLimits.js';
+import { createUsageLedger, withUsageLedger } from './limits/usageLedger.js';
 import { createNonceStore } from './access/nonceStore.js';
 import { createRedisCacheHealth, inProcessCacheHealth, type CacheHealth } from './cache/cacheHealth.js';
 import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, type Config } from './config.js';
@@ -131,7 +132,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const evaluationUsage = createEvaluationUsage(config.redisUrl);
       cleanups.push(() => evaluationUsage.close());
       // RATE_LIMITS=off: nothing is checked or counted (benchmarks, deployments behind another limiter).
-      const limits = config.rateLimits === 'on' ? createLimits(config.redisUrl, logger, { now: () => clock().getTime() }) : null;
+      const now = () => clock().getTime();
+      // Durable usage only where there are limits: with RATE_LIMITS=off nothing is counted.
+      const usageLedger = config.rateLimits === 'on' ? createUsageLedger(stores.readStore, { logger, now }) : null;
+      const limits = usageLedger ? withUsageLedger(createLimits(config.redisUrl, logger, { now }), usageLedger, now) : null;
       if (limits !== null) cleanups.push(() => limits.close());
       else logger.warn({ component: 'limits' }, 'RATE_LIMITS=off: no rate limits or quotas are checked');
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
@@ -148,6 +152,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         trustedProxies: config.trustedProxies,
         evaluationUsage,
         limits,
+        ...(usageLedger ? { pendingUsage: usageLedger } : {}),
         evaluationRequestLimit: config.evaluationRequestLimit,
       });
       const listening = createServer(app);

@@ -7,6 +7,11 @@ export interface AdminDeps {
   eventStore: EventStore;
   readStore: ReadStore;
   clock: () => Date;
+  /**
+   * This process's usage not yet written to the read store; flushed before a usage report so the report
+   * includes the process's own latest requests. Absent where no API is served (the seed, route tests).
+   */
+  pendingUsage?: { flush(): Promise<void> };
 }
 
 export interface AdminRouteInput<Params, Body> {

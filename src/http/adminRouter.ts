@@ -6,6 +6,7 @@ import { accessRoutes } from './adminRoutes/accessRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
+import { usageRoutes } from './adminRoutes/usageRoutes.js';
 import { ADMIN_ACTOR } from './adminAuth.js';
 import { jsonBody } from './jsonBody.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
@@ -13,7 +14,7 @@ import { sendData } from './responses.js';
 import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js';
 
 /** Every admin operation: the router serves exactly these and the admin OpenAPI document describes them. */
-export const adminRoutes: readonly AdminRoute[] = [...referenceDataRoutes, ...projectRoutes, ...accessRoutes, ...planChangeRoutes];
+export const adminRoutes: readonly AdminRoute[] = [...referenceDataRoutes, ...projectRoutes, ...accessRoutes, ...planChangeRoutes, ...usageRoutes];
 
 /** Routes without a body schema accept no body, or an empty JSON object. */
 const NO_BODY = z.object({}).strict().optional();

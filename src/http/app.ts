@@ -49,6 +49,8 @@ export interface AppDeps {
    * outage); null with RATE_LIMITS=off.
    */
   limits: Limits | null;
+  /** This process's usage not yet written (src/limits/usageLedger.ts); the usage report flushes it first. */
+  pendingUsage?: { flush(): Promise<void> };
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -102,7 +104,12 @@ function adminRouter(deps: AppDeps): Router {
   router.use(adminAuth(deps.adminToken));
   router.get('/openapi.yaml', staticDocument('application/yaml', () => adminOpenApiYaml(adminRoutes)));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
-  router.use('/v1', createAdminRouter(adminRoutes, { eventStore: deps.eventStore, readStore: deps.readStore, clock: deps.clock }));
+  router.use('/v1', createAdminRouter(adminRoutes, {
+      eventStore: deps.eventStore,
+      readStore: deps.readStore,
+      clock: deps.clock,
+      ...(deps.pendingUsage ? { pendingUsage: deps.pendingUsage } : {}),
+    }));
   return router;
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
@@ -29,11 +30,13 @@ export interface TestAppOptions {
   clock?: () => Date;
   /** Where the service's pino lines go (JSON, one per write) instead of stdout; set `LOG_LEVEL` in `env` to see any. */
   logDestination?: DestinationStream;
+  /** Keep the event store and read store in files there, so a later app on the same directory is a restart. */
+  dataDir?: string;
 }
 
 /**
- * The real service wiring (src/service.ts) on 127.0.0.1 and a random port, with in-memory stores and the
- * projector running.
+ * The real service wiring (src/service.ts) on 127.0.0.1 and a random port, with in-memory stores (or files in
+ * `dataDir`) and the projector running.
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({
@@ -47,7 +50,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const service = await startService({
     config,
     logger: createLogger({ level: config.logLevel, pretty: false, destination: options.logDestination }),
-    stores: { eventStore: createSqliteEventStore({ file: ':memory:' }), readStore: createEmbeddedReadStore() },
+    stores: {
+      eventStore: createSqliteEventStore({ file: options.dataDir ? join(options.dataDir, 'events.sqlite') : ':memory:' }),
+      readStore: createEmbeddedReadStore(options.dataDir ? { file: join(options.dataDir, 'read-models.sqlite') } : {}),
+    },
     ...(options.clock ? { clock: options.clock } : {}),
   });
   if (!service.url || !service.adminToken || !service.projector) throw new Error('The test app runs the api and projector roles.');

@@ -1,7 +1,8 @@
 /**
  * API benchmark (`npm run bench`): not a test. It starts, each in its own process,
  *   - a bare express app answering a small JSON body (the baseline), and
- *   - the service itself (`src/main.ts`, every role, embedded stores in a temporary DATA_DIR, demo catalogue),
+ *   - the service itself (`src/main.ts`, every role, embedded stores in a temporary DATA_DIR, demo catalogue,
+ *     the in-process limiter),
  * and drives them with autocannon from this process, one scenario after another:
  *   (a) the bare route,
  *   (b) GET /v1/projects/{slug} through the full stack with the demo client's live key,
@@ -11,40 +12,82 @@
  * It prints req/s, p50 and p99 latency and each scenario's ratio to (a), and checks the targets:
  * (b) >= 0.5 x (a), (c) >= (b), (d) >= 0.3 x (a), p99 of (b) under 10 ms at 50 connections.
  *
+ * Then the limiter's overhead: the service is stopped and restarted on the same DATA_DIR (no second seed),
+ * one process after another, and (b) is measured in each of three limiter modes:
+ *   - Redis (REDIS_URL = --redis-url; skipped with the reason when that Redis does not answer),
+ *   - embedded (in-process, REDIS_URL unset),
+ *   - off (RATE_LIMITS=off).
+ * Each mode gets a fresh process, so the three are measured alike. Targets: Redis >= 0.85 x off, and at most
+ * 1.05 limiter round trips (EVALSHA + EVAL) per request, from Redis's INFO commandstats, reset after the
+ * warm-up and read after the measured run. Commands run inside Lua scripts are counted there too, so the
+ * script's own commands are reported apart from whatever else the service sent.
+ *
  * Options: --duration S (seconds per scenario, default 10), --connections N (default 50),
- * --projects N (demo projects seeded, default 2000).
+ * --projects N (demo projects seeded, default 2000), --redis-url URL (default redis://127.0.0.1:6379).
  */
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
+import { dhakaMonthKey } from '../../src/limits/limits.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 5 * 60_000;
+/** How long a stopped service may take to drain and exit before it is killed. */
+const STOP_TIMEOUT_MS = 30_000;
 const WARMUP_SECONDS = 3;
 /** Connections of the extra latency measurement of (b). */
 const FEW_CONNECTIONS = 10;
+/**
+ * Waited after the warm-up (before the reset) and after the measured run (before the read), so the requests
+ * still in flight when autocannon stopped have reached Redis; autocannon does not count their responses.
+ */
+const SETTLE_MS = 500;
+
+/** The limiter's round trips: ioredis sends EVALSHA, and EVAL when Redis answers NOSCRIPT. */
+const LIMITER_ROUND_TRIPS = ['evalsha', 'eval'];
+/**
+ * The commands CONSUME_SCRIPT (src/limits/redisLimits.ts) may run inside Redis, which commandstats counts
+ * like any other (set and exists included for the script's counter seeding). A GET or SET the service sent
+ * itself would be counted among these; the per-command figures printed show it (the script runs two GETs
+ * per request).
+ */
+const SCRIPT_COMMANDS = ['zremrangebyscore', 'zcard', 'get', 'zrange', 'zadd', 'pexpire', 'incrby', 'expire', 'set', 'exists'];
+/** What this bench itself runs between the reset and the read (INFO is counted only after its own reply). */
+const OWN_COMMANDS = ['config|resetstat'];
 
 interface Options {
   duration: number;
   connections: number;
   projects: number;
+  redisUrl: string;
+}
+
+function usage(): never {
+  process.stderr.write(
+    'usage: npm run bench [-- --duration S] [--connections N] [--projects N] [--redis-url redis://host:port]   (whole numbers >= 1)\n',
+  );
+  process.exit(2);
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { duration: 10, connections: 50, projects: 2000 };
+  const options: Options = { duration: 10, connections: 50, projects: 2000, redisUrl: 'redis://127.0.0.1:6379' };
   for (let index = 0; index < argv.length; index += 1) {
-    const match = /^--(duration|connections|projects)(?:=(.*))?$/.exec(argv[index]!);
+    const match = /^--(duration|connections|projects|redis-url)(?:=(.*))?$/.exec(argv[index]!);
     const value = match?.[2] ?? argv[(index += 1)];
-    if (!match || value === undefined || !/^\d+$/.test(value) || Number(value) < 1) {
-      process.stderr.write('usage: npm run bench [-- --duration S] [--connections N] [--projects N]   (whole numbers >= 1)\n');
-      process.exit(2);
+    if (!match || value === undefined) usage();
+    if (match[1] === 'redis-url') {
+      if (!/^rediss?:\/\//.test(value) || !URL.canParse(value)) usage();
+      options.redisUrl = value;
+    } else {
+      if (!/^\d+$/.test(value) || Number(value) < 1) usage();
+      options[match[1] as 'duration' | 'connections' | 'projects'] = Number(value);
     }
-    options[match[1] as keyof Options] = Number(value);
   }
   return options;
 }
@@ -66,21 +109,56 @@ function startProcess(name: string, args: string[], env: NodeJS.ProcessEnv): Chi
   return child;
 }
 
-async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+/** SIGTERM, then SIGKILL if it has not exited after STOP_TIMEOUT_MS. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const deadline = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(deadline);
+}
+
+async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>, child?: ChildProcess): Promise<T> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     const result = await attempt().catch(() => undefined);
     if (result !== undefined) return result;
+    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`the service exited while waiting for ${what}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+interface Service {
+  child: ChildProcess;
+  /** `http://127.0.0.1:port` */
+  origin: string;
+}
+
+/**
+ * The service on DATA_DIR: the first start seeds it, later ones reuse it. The limiter variables are always
+ * given, so a REDIS_URL in the caller's environment does not change what is measured.
+ */
+async function startService(dataDir: string, options: Options, limiterEnv: { REDIS_URL: string; RATE_LIMITS: 'on' | 'off' }): Promise<Service> {
+  const port = await freePort();
+  const child = startProcess('service', ['src/main.ts'], {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SEED_PROJECTS: String(options.projects),
+    ...limiterEnv,
+  });
+  return { child, origin: `http://127.0.0.1:${port}` };
 }
 
 /**
  * A live key of a client on a plan whose limits the load cannot reach: the limiter is still consulted on
  * every request (its cost is part of the figures), it just never refuses.
  */
-async function benchKey(adminBase: string, adminToken: string): Promise<string> {
+async function benchKey(adminBase: string, adminToken: string): Promise<{ key: string; clientId: number }> {
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${adminBase}${path}`, {
       method: 'POST',
@@ -99,13 +177,21 @@ async function benchKey(adminBase: string, adminToken: string): Promise<string> 
     limits: { burst: { requests: huge, window_ms: 2_000 }, per_minute: huge, daily: huge, monthly: huge, test_daily: huge, overage: null },
   });
   const client = await post('/clients', { name: 'Benchmark', plan: 'bench' });
-  return (await post(`/clients/${client.id}/keys`, { environment: 'live' })).key!;
+  return { key: (await post(`/clients/${client.id}/keys`, { environment: 'live' })).key!, clientId: client.id };
 }
 
-async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; etag: string | null; body: any }> {
+async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; etag: string | null; rateLimited: boolean; body: any }> {
   const response = await fetch(url, { headers });
   const text = await response.text();
-  return { status: response.status, etag: response.headers.get('etag'), body: text === '' ? null : JSON.parse(text) };
+  return {
+    status: response.status,
+    etag: response.headers.get('etag'),
+    rateLimited: response.headers.has('ratelimit-limit'),
+    body: text === '' ? null : JSON.parse(text),
+  };
 }
 
 interface Scenario {
@@ -120,36 +206,51 @@ interface Measured {
   requestsPerSecond: number;
   p50: number;
   p99: number;
+  /** Responses of the measured run (2xx + 3xx + 4xx), warm-up excluded. */
+  responses: number;
 }
 
-async function measure(scenario: Scenario, options: Options, connections = options.connections): Promise<Measured> {
+async function measure(
+  scenario: Scenario,
+  options: Options,
+  connections = options.connections,
+  afterWarmUp: () => Promise<void> = async () => {},
+): Promise<Measured> {
   const run = (duration: number) => autocannon({ url: scenario.url, headers: scenario.headers, connections, duration });
   await run(WARMUP_SECONDS);
+  await afterWarmUp();
   const result = await run(options.duration);
   const unexpected = result.non2xx - (scenario.expectedStatus === 304 ? result['3xx'] : 0);
   if (result.errors > 0 || result.timeouts > 0 || unexpected > 0) {
     throw new Error(`${scenario.label}: ${result.errors} errors, ${result.timeouts} timeouts, ${unexpected} unexpected statuses`);
   }
-  return { scenario, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    scenario,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    responses: result['2xx'] + result['3xx'] + result['4xx'],
+  };
 }
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const dataDir = mkdtempSync(join(tmpdir(), 'catalogue-api-bench-'));
-  const children: ChildProcess[] = [];
+  const children = new Set<ChildProcess>();
+  const redis = new Redis(options.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  let lastRedisError: Error | null = null;
+  redis.on('error', (error: Error) => {
+    lastRedisError = error;
+  });
   try {
-    const servicePort = await freePort();
-    const service = startProcess('service', ['src/main.ts'], {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(servicePort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      SEED_PROJECTS: String(options.projects),
-    });
-    children.push(service);
     const bare = startProcess('bare', ['test/bench/bareServer.ts'], process.env);
-    children.push(bare);
+    children.add(bare);
     const barePort = await new Promise<number>((resolve, reject) => {
       bare.stdout!.on('data', (chunk: Buffer) => {
         const match = /listening (\d+)/.exec(String(chunk));
@@ -157,24 +258,30 @@ async function main(): Promise<void> {
       });
       bare.on('exit', () => reject(new Error('the bare server exited before listening')));
     });
+    let service = await startService(dataDir, options, { REDIS_URL: '', RATE_LIMITS: 'on' });
+    children.add(service.child);
 
-    const base = `http://127.0.0.1:${servicePort}/v1`;
+    let base = `${service.origin}/v1`;
     process.stdout.write(`seeding ${options.projects} demo projects in ${dataDir} and waiting for the projector...\n`);
     const seedStarted = performance.now();
-    await waitFor('the service to answer /v1/health', async () => ((await getJson(`${base}/health`)).status === 200 ? true : undefined));
-    const key = await benchKey(`http://127.0.0.1:${servicePort}/admin/v1`, readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
+    await waitFor('the service to answer /v1/health', async () => ((await getJson(`${base}/health`)).status === 200 ? true : undefined), service.child);
+    const { key, clientId } = await benchKey(`${service.origin}/admin/v1`, readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
     const auth = { authorization: `Bearer ${key}` };
     // Some demo projects are unpublished or deleted, so the projector has caught up once the number of
     // published projects stops moving.
     let lastTotal = -1;
     let steadyPolls = 0;
-    await waitFor('the projector to catch up', async () => {
-      const { body } = await getJson(`${base}/projects?per_page=1`, auth);
-      const total: number = body?.meta?.pagination?.total ?? 0;
-      steadyPolls = total > 0 && total === lastTotal ? steadyPolls + 1 : 0;
-      lastTotal = total;
-      return steadyPolls >= 3 ? true : undefined;
-    });
+    await waitFor(
+      'the projector to catch up',
+      async () => {
+        const { body } = await getJson(`${base}/projects?per_page=1`, auth);
+        const total: number = body?.meta?.pagination?.total ?? 0;
+        steadyPolls = total > 0 && total === lastTotal ? steadyPolls + 1 : 0;
+        lastTotal = total;
+        return steadyPolls >= 3 ? true : undefined;
+      },
+      service.child,
+    );
     process.stdout.write(`ready after ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
 
     const first = await getJson(`${base}/projects?per_page=1&sort=name`, auth);
@@ -206,10 +313,50 @@ async function main(): Promise<void> {
     const fewer = { ...scenarios[1]!, label: `(b) at ${FEW_CONNECTIONS} connections` };
     process.stdout.write(`measuring ${fewer.label} for ${options.duration} s...\n`);
     const fewerResult = await measure(fewer, options, FEW_CONNECTIONS);
-    report(results, fewerResult, options);
+
+    // The limiter modes, each in a fresh process on the same DATA_DIR; one process at a time.
+    await stopProcess(service.child);
+    children.delete(service.child);
+    const limiterResults: LimiterResult[] = [];
+    for (const mode of LIMITER_MODES) {
+      if (mode.id === 'redis') {
+        const unreachable = await redisUnreachable(redis, () => lastRedisError);
+        if (unreachable !== null) {
+          const reason = `Redis at ${options.redisUrl} does not answer (${unreachable}); start one or pass --redis-url`;
+          process.stdout.write(`skipping (b) with the ${mode.label}: ${reason}\n`);
+          limiterResults.push({ mode, skipped: reason });
+          continue;
+        }
+      }
+      process.stdout.write(`restarting the service with the ${mode.label} (${describeEnv(mode.env(options))})...\n`);
+      service = await startService(dataDir, options, mode.env(options));
+      children.add(service.child);
+      base = `${service.origin}/v1`;
+      const url = `${base}/projects/${slug}`;
+      const ready = await waitFor('the restarted service to answer', async () => {
+        const answer = await getJson(url, auth);
+        return answer.status === 200 ? answer : undefined;
+      }, service.child);
+      if (ready.rateLimited !== (mode.id !== 'off')) {
+        throw new Error(`the ${mode.label} is not in effect: RateLimit-Limit is ${ready.rateLimited ? 'present' : 'missing'}`);
+      }
+      const scenario: Scenario = { label: `(b) ${mode.label}`, url, headers: auth, expectedStatus: 200 };
+      process.stdout.write(`measuring ${scenario.label} for ${options.duration} s at ${options.connections} connections...\n`);
+      if (mode.id === 'redis') {
+        const counter = redisCounter(redis, clientId, service.child.pid);
+        const measured = await measure(scenario, options, options.connections, counter.reset);
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        limiterResults.push({ mode, measured, commands: await counter.read(measured.responses, options.duration) });
+      } else {
+        limiterResults.push({ mode, measured: await measure(scenario, options) });
+      }
+      await stopProcess(service.child);
+      children.delete(service.child);
+    }
+    report(results, fewerResult, limiterResults, options);
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null)));
+    redis.disconnect();
+    await Promise.all([...children].map(stopProcess));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -224,33 +371,263 @@ async function pickListPage(base: string, auth: Record<string, string>, states: 
   throw new Error('no state has 20 off-plan projects');
 }
 
-function report(results: Measured[], fewer: Measured, options: Options): void {
+interface LimiterMode {
+  id: 'redis' | 'embedded' | 'off';
+  label: string;
+  env(options: Options): { REDIS_URL: string; RATE_LIMITS: 'on' | 'off' };
+}
+
+const LIMITER_MODES: LimiterMode[] = [
+  { id: 'redis', label: 'Redis limiter', env: (options) => ({ REDIS_URL: options.redisUrl, RATE_LIMITS: 'on' }) },
+  { id: 'embedded', label: 'embedded limiter', env: () => ({ REDIS_URL: '', RATE_LIMITS: 'on' }) },
+  { id: 'off', label: 'limits off', env: () => ({ REDIS_URL: '', RATE_LIMITS: 'off' }) },
+];
+
+const describeEnv = (env: Record<string, string>) =>
+  Object.entries(env)
+    .map(([name, value]) => `${name}=${value === '' ? '(unset)' : value}`)
+    .join(' ');
+
+interface RedisCommands {
+  /** Responses autocannon counted in the measured run (2xx + 3xx + 4xx). */
+  requests: number;
+  /** The limiter's own count of the requests it charged (its monthly counter's growth); null when not found. */
+  limiterCounted: number | null;
+  /** Calls per command as INFO commandstats reports them, `config|resetstat` style names. */
+  calls: Map<string, number>;
+  /** Other connections that ran commands during the run, and connections opened during it. */
+  interference: string | null;
+  /** Why there are no figures (CONFIG RESETSTAT refused, say). */
+  unavailable: string | null;
+}
+
+interface LimiterResult {
+  mode: LimiterMode;
+  measured?: Measured;
+  skipped?: string;
+  commands?: RedisCommands;
+}
+
+/** null when Redis answers PING, else why not (the connection's own error, say ECONNREFUSED, when there is one). */
+async function redisUnreachable(redis: Redis, connectionError: () => Error | null): Promise<string | null> {
+  try {
+    if (redis.status === 'wait' || redis.status === 'end') await redis.connect();
+    await redis.ping();
+    return null;
+  } catch (error) {
+    return connectionError()?.message || (error as Error).message || String(error);
+  }
+}
+
+/** Local TCP ports of a process's sockets, from Linux's /proc; null where that cannot be read. */
+function localPortsOf(pid: number | undefined): Set<number> | null {
+  if (pid === undefined) return null;
+  try {
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (socket) inodes.add(socket[1]!);
+      } catch {
+        // closed meanwhile
+      }
+    }
+    const ports = new Set<number>();
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      let text: string;
+      try {
+        text = readFileSync(table, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const line of text.split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        if (fields.length > 9 && inodes.has(fields[9]!)) ports.add(parseInt(fields[1]!.split(':').at(-1)!, 16));
+      }
+    }
+    return ports;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Counting the commands of one measured run: `reset` after the warm-up (CONFIG RESETSTAT), `read` after the
+ * run (INFO commandstats). commandstats is server-wide, so `read` also reports any other connection that ran
+ * commands meanwhile (CLIENT LIST idle times) and any connection opened meanwhile (total_connections_received).
+ */
+function redisCounter(redis: Redis, clientId: number, servicePid: number | undefined) {
+  let monthKey = '';
+  let monthBefore: number | null = null;
+  let resetAt = 0;
+  let unavailable: string | null = null;
+  const monthCount = async () => {
+    const value = await redis.get(monthKey);
+    return value === null ? null : Number(value);
+  };
+  const readCounts = async (requests: number, durationSeconds: number): Promise<RedisCommands> => {
+    const info = await redis.info('commandstats');
+    const elapsedSeconds = (performance.now() - resetAt) / 1000;
+    const stats = await redis.info('stats');
+    const ownId = Number(await redis.client('ID'));
+    const clients = String(await redis.client('LIST'));
+    const servicePorts = localPortsOf(servicePid);
+    const monthAfter = await monthCount();
+    const calls = new Map<string, number>();
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1]!.toLowerCase(), Number(match[2]));
+    const connectionsOpened = Number(/^total_connections_received:(\d+)/m.exec(stats)?.[1] ?? 0);
+    // Busy during the run = idle for less time than the run lasted. The service's connections are told
+    // apart by their local ports; without /proc, any busy connection but the limiter's is suspect.
+    const busy = clients
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => ({
+        id: Number(/\bid=(\d+)/.exec(line)?.[1]),
+        port: Number(/\baddr=\S*:(\d+)\b/.exec(line)?.[1]),
+        idle: Number(/\bidle=(\d+)/.exec(line)?.[1]),
+      }))
+      .filter((client) => client.id !== ownId && client.idle < Math.min(durationSeconds, Math.floor(elapsedSeconds)));
+    const foreign = servicePorts ? busy.filter((client) => !servicePorts.has(client.port)).length : Math.max(0, busy.length - 1);
+    const problems: string[] = [];
+    if (foreign > 0) problems.push(`${foreign} connection(s) of other processes ran commands during the run`);
+    if (connectionsOpened > 0) problems.push(`${connectionsOpened} connection(s) opened during the run`);
+    return {
+      requests,
+      limiterCounted: monthBefore !== null && monthAfter !== null ? monthAfter - monthBefore : null,
+      calls,
+      interference: problems.length > 0 ? problems.join('; ') : null,
+      unavailable: null,
+    };
+  };
+  return {
+    async reset() {
+      // Requests still in flight when the warm-up stopped must not land in the measured run's counts.
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      // The limiter's key for the bench client's live monthly counter (limitsKeyPrefix in redisLimits.ts).
+      monthKey = `limits:${clientId}:live:month:${dhakaMonthKey(new Date())}`;
+      monthBefore = await monthCount().catch(() => null);
+      try {
+        await redis.config('RESETSTAT');
+      } catch (error) {
+        unavailable = `CONFIG RESETSTAT failed (${(error as Error).message})`;
+      }
+      resetAt = performance.now();
+    },
+    async read(requests: number, durationSeconds: number): Promise<RedisCommands> {
+      const failed = (why: string) => ({ requests, limiterCounted: null, calls: new Map(), interference: null, unavailable: why });
+      if (unavailable !== null) return failed(unavailable);
+      try {
+        return await readCounts(requests, durationSeconds);
+      } catch (error) {
+        return failed(`reading INFO failed (${(error as Error).message})`);
+      }
+    },
+  };
+}
+
+const sumOf = (calls: Map<string, number>, names: readonly string[]) => names.reduce((sum, name) => sum + (calls.get(name) ?? 0), 0);
+
+/** The figures of the Redis run: per request, the limiter's round trips, the script's commands, everything else. */
+function commandFigures(commands: RedisCommands) {
+  const { calls, requests } = commands;
+  const total = [...calls.values()].reduce((sum, value) => sum + value, 0);
+  const roundTrips = sumOf(calls, LIMITER_ROUND_TRIPS);
+  const inScript = sumOf(calls, SCRIPT_COMMANDS);
+  const own = sumOf(calls, OWN_COMMANDS);
+  const known = new Set([...LIMITER_ROUND_TRIPS, ...SCRIPT_COMMANDS, ...OWN_COMMANDS]);
+  const others = [...calls].filter(([name]) => !known.has(name));
+  return { total, roundTrips, inScript, own, other: total - roundTrips - inScript - own, others };
+}
+
+const perRequest = (count: number, requests: number) => (count / requests).toFixed(4);
+
+function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], options: Options): void {
   const [bare, detail, notModified, list] = results as [Measured, Measured, Measured, Measured];
   const ratio = (measured: Measured) => measured.requestsPerSecond / bare.requestsPerSecond;
-  const width = Math.max(...results.map(({ scenario }) => scenario.label.length));
+  const limiterMeasured = limiter.flatMap((result) => (result.measured ? [result.measured] : []));
+  const width = Math.max(...[...results, ...limiterMeasured].map(({ scenario }) => scenario.label.length));
+  const row = (measured: Measured, ratioText: string) =>
+    `${measured.scenario.label.padEnd(width)}  ${Math.round(measured.requestsPerSecond).toLocaleString('en-US').padStart(9)}  ` +
+    `${measured.p50.toFixed(1).padStart(7)}  ${measured.p99.toFixed(1).padStart(7)}  ${ratioText}\n`;
   process.stdout.write(`\n${'scenario'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to (a)\n`);
-  for (const measured of results) {
-    process.stdout.write(
-      `${measured.scenario.label.padEnd(width)}  ${Math.round(measured.requestsPerSecond).toLocaleString('en-US').padStart(9)}  ` +
-        `${measured.p50.toFixed(1).padStart(7)}  ${measured.p99.toFixed(1).padStart(7)}  ${ratio(measured).toFixed(2)}\n`,
-    );
-  }
+  for (const measured of results) process.stdout.write(row(measured, ratio(measured).toFixed(2)));
+  process.stdout.write(row(fewer, `${ratio(fewer).toFixed(2)} (latency context, not a target)`));
+
+  const byMode = (id: LimiterMode['id']) => limiter.find((result) => result.mode.id === id);
+  const off = byMode('off')?.measured;
+  const redisResult = byMode('redis');
   process.stdout.write(
-    `${fewer.scenario.label.padEnd(width)}  ${Math.round(fewer.requestsPerSecond).toLocaleString('en-US').padStart(9)}  ` +
-      `${fewer.p50.toFixed(1).padStart(7)}  ${fewer.p99.toFixed(1).padStart(7)}  ${ratio(fewer).toFixed(2)} (latency context, not a target)\n`,
+    `\nlimiter overhead on (b), each mode in a fresh service process on the same data, ${options.connections} connections\n` +
+      `${'mode'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to limits off\n`,
   );
-  const targets = [
+  for (const result of limiter) {
+    if (result.measured) process.stdout.write(row(result.measured, off ? (result.measured.requestsPerSecond / off.requestsPerSecond).toFixed(3) : 'n/a'));
+    else process.stdout.write(`${`(b) ${result.mode.label}`.padEnd(width)}  skipped: ${result.skipped}\n`);
+  }
+
+  let commandsTarget: { name: string; met: boolean | null; reason?: string } = {
+    name: 'Redis limiter round trips (EVALSHA + EVAL) <= 1.05 per request',
+    met: null,
+    reason: redisResult?.skipped ?? 'no Redis figures',
+  };
+  const commands = redisResult?.commands;
+  if (commands) {
+    if (commands.unavailable) {
+      commandsTarget = { ...commandsTarget, reason: commands.unavailable };
+      process.stdout.write(`\nRedis commands per request: not measured, ${commands.unavailable}\n`);
+    } else {
+      const figures = commandFigures(commands);
+      const requests = commands.requests;
+      const detailOf = (names: readonly string[]) =>
+        names
+          .filter((name) => commands.calls.has(name))
+          .map((name) => `${name} ${perRequest(commands.calls.get(name)!, requests)}`)
+          .join(', ') || 'none';
+      process.stdout.write(
+        `\nRedis commands during the measured run of the Redis limiter (INFO commandstats, reset after the warm-up, read ${SETTLE_MS} ms after the run)\n` +
+          `  requests (autocannon's 2xx + 3xx + 4xx of the measured run):  ${requests}\n` +
+          `  requests the limiter charged (its monthly counter's growth):  ${commands.limiterCounted ?? 'n/a (counter not found)'}` +
+          ` (also those in flight when autocannon stopped, at most ${options.connections})\n` +
+          `  (i)  limiter round trips (EVALSHA + EVAL) per request:         ${perRequest(figures.roundTrips, requests)}  (${detailOf(LIMITER_ROUND_TRIPS)})` +
+          `${commands.limiterCounted ? `; per request the limiter charged: ${perRequest(figures.roundTrips, commands.limiterCounted)}` : ''}\n` +
+          `  (ii) other commands the service sent per request:             ${perRequest(figures.other, requests)}` +
+          `  (${figures.others.map(([name, count]) => `${name} ${count}`).join(', ') || 'none'})\n` +
+          `  run inside the Lua script per request:                        ${perRequest(figures.inScript, requests)}  (${detailOf(SCRIPT_COMMANDS)})\n` +
+          `  raw total per request (every command counted, incl. this bench's ${figures.own} CONFIG RESETSTAT): ${perRequest(figures.total, requests)}\n`,
+      );
+      if (commands.interference) process.stdout.write(`  WARNING: commandstats is server-wide and other traffic was seen: ${commands.interference}\n`);
+      if (figures.roundTrips < 0.95 * requests) {
+        process.stdout.write('  WARNING: fewer round trips than requests: the in-process limiter stood in for part of the run (Redis outage?)\n');
+      }
+      commandsTarget = { name: commandsTarget.name, met: figures.roundTrips / requests <= 1.05 };
+    }
+  }
+
+  const embedded = byMode('embedded')?.measured;
+  const redisMeasured = redisResult?.measured;
+  process.stdout.write(
+    `\nRedis / off: ${redisMeasured && off ? (redisMeasured.requestsPerSecond / off.requestsPerSecond).toFixed(3) : 'n/a'}` +
+      `   embedded / off: ${embedded && off ? (embedded.requestsPerSecond / off.requestsPerSecond).toFixed(3) : 'n/a'}\n`,
+  );
+
+  const targets: Array<{ name: string; met: boolean | null; reason?: string }> = [
     { name: '(b) >= 0.5 x (a)', met: ratio(detail) >= 0.5 },
     { name: '(c) >= (b)', met: notModified.requestsPerSecond >= detail.requestsPerSecond },
     { name: '(d) >= 0.3 x (a)', met: ratio(list) >= 0.3 },
     { name: `p99 of (b) < 10 ms at ${options.connections} connections`, met: detail.p99 < 10 },
+    redisMeasured && off
+      ? { name: '(b) with the Redis limiter >= 0.85 x limits off', met: redisMeasured.requestsPerSecond >= 0.85 * off.requestsPerSecond }
+      : { name: '(b) with the Redis limiter >= 0.85 x limits off', met: null, reason: redisResult?.skipped ?? 'not measured' },
+    commandsTarget,
   ];
-  process.stdout.write(`\n${targets.map((target) => `${target.name}: ${target.met ? 'met' : 'NOT met'}`).join('\n')}\n`);
+  process.stdout.write(
+    `\n${targets.map((target) => `${target.name}: ${target.met === null ? `not checked (${target.reason})` : target.met ? 'met' : 'NOT met'}`).join('\n')}\n`,
+  );
   process.stdout.write(
     `machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
       `node ${process.version}, ${process.platform}/${process.arch}; load generator and each server in separate processes\n`,
   );
-  if (targets.some((target) => !target.met)) process.exitCode = 1;
+  if (targets.some((target) => target.met === false)) process.exitCode = 1;
 }
 
 await main();

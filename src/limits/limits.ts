@@ -168,7 +168,10 @@ export function assertValidConsumeRequest(request: ConsumeRequest): void {
   if (!Number.isSafeInteger(request.clientId)) problems.push('clientId must be an integer');
   if (!isCount(units)) problems.push('units must be an integer >= 1');
   if (!isCount(policy.burst.limit)) problems.push('burst.limit must be an integer >= 1');
-  if (!isCount(policy.burst.windowMs)) problems.push('burst.windowMs must be an integer >= 1');
+  if (!isCount(policy.burst.windowMs) || policy.burst.windowMs > PER_MINUTE_WINDOW_MS) {
+    // The Redis adapter keeps one window: the burst window must be the newest part of the minute.
+    problems.push('burst.windowMs must be an integer from 1 to 60,000');
+  }
   if (!isCount(policy.perMinute)) problems.push('perMinute must be an integer >= 1');
   if (policy.daily !== null && !isCount(policy.daily)) problems.push('daily must be null or an integer >= 1');
   if (policy.monthly !== null && !isCount(policy.monthly)) problems.push('monthly must be null or an integer >= 1');

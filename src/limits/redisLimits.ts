@@ -7,7 +7,6 @@ import {
   dhakaDayKey,
   dhakaMonthKey,
   floorFor,
-  nextDhakaDayStart,
   nextDhakaMonthStart,
   PER_MINUTE_WINDOW_MS,
   type Clock,
@@ -21,21 +20,28 @@ import {
  * interleaving other commands, so N parallel consumes against a limit L let exactly L through.
  *
  * The time is the caller's (ARGV), not Redis TIME, so an injected clock governs the windows; the Dhaka day
- * and month are chosen by the caller too, as the counters' keys. The checks mirror `refusalOf` in
- * limits.ts (same order); the shared contract suite holds both adapters to it.
+ * and month are chosen by the caller too. The checks mirror `refusalOf` in limits.ts (same order); the
+ * shared contract suite holds both adapters to it.
  *
- * KEYS: burst window, minute window (sorted sets scored by timestamp), day counter, month counter.
+ * Two keys per client environment (see `limitsKeys`): one sorted set of the last minute's requests, scored
+ * by time, serves both rolling windows (the burst window is the newest part of the minute: planLimits caps
+ * it at 60 s), and one hash per Dhaka month holds the month's units and each day's. A counter below its
+ * floor (Redis lost it, or counted less while it was away) continues from the floor; the hash is written
+ * with HSET, so the floor is carried into Redis with the request.
+ *
+ * KEYS: window, quota.
  * ARGV: now ms, burst cutoff, minute cutoff, burst limit, per-minute limit, daily limit, monthly limit
- * (-1: uncapped), overage (1/0), units, charges quota (1/0), unique member, burst window ms, day counter
- * TTL s, month counter TTL s, day floor, month floor.
- * A counter below its floor (Redis lost it, or counted less while it was away) continues from the floor;
- * the counters are written with SET, not INCRBY, so the floor is carried into Redis with the request.
+ * (-1: uncapped), overage (1/0), units, charges quota (1/0), unique member, quota TTL s, day field, day
+ * floor, month floor.
  * Reply: refusal (0 allowed, 1 burst, 2 minute, 3 daily, 4 monthly), burst count, minute count, oldest
  * burst and minute timestamps ('' unless refused), day used, month used; counts after recording when
  * allowed, as found when refused.
  */
 const CONSUME_SCRIPT = `
+local window = KEYS[1]
+local quota = KEYS[2]
 local nowMs = ARGV[1]
+local burstAfter = '(' .. ARGV[2]
 local burstLimit = tonumber(ARGV[4])
 local perMinute = tonumber(ARGV[5])
 local dailyLimit = tonumber(ARGV[6])
@@ -43,14 +49,14 @@ local monthlyLimit = tonumber(ARGV[7])
 local overage = ARGV[8] == '1'
 local units = tonumber(ARGV[9])
 local chargesQuota = ARGV[10] == '1'
-local member = ARGV[11]
+local dayField = ARGV[13]
 
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
-local burstCount = redis.call('ZCARD', KEYS[1])
-local minuteCount = redis.call('ZCARD', KEYS[2])
-local dayUsed = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[15]))
-local monthUsed = math.max(tonumber(redis.call('GET', KEYS[4]) or '0'), tonumber(ARGV[16]))
+redis.call('ZREMRANGEBYSCORE', window, '-inf', ARGV[3])
+local minuteCount = redis.call('ZCARD', window)
+local burstCount = redis.call('ZCOUNT', window, burstAfter, '+inf')
+local stored = redis.call('HMGET', quota, 'month', dayField)
+local monthUsed = math.max(tonumber(stored[1] or '0'), tonumber(ARGV[15]))
+local dayUsed = math.max(tonumber(stored[2] or '0'), tonumber(ARGV[14]))
 
 local refusal = 0
 if burstCount >= burstLimit then
@@ -64,20 +70,18 @@ elseif chargesQuota and monthlyLimit >= 0 and not overage and monthUsed + units 
 end
 
 if refusal > 0 then
-  local burstOldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2] or ''
-  local minuteOldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2] or ''
+  local burstOldest = redis.call('ZRANGEBYSCORE', window, burstAfter, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2] or ''
+  local minuteOldest = redis.call('ZRANGE', window, 0, 0, 'WITHSCORES')[2] or ''
   return {refusal, burstCount, minuteCount, burstOldest, minuteOldest, dayUsed, monthUsed}
 end
 
-redis.call('ZADD', KEYS[1], nowMs, member)
-redis.call('PEXPIRE', KEYS[1], ARGV[12])
-redis.call('ZADD', KEYS[2], nowMs, member)
-redis.call('PEXPIRE', KEYS[2], ${PER_MINUTE_WINDOW_MS})
+redis.call('ZADD', window, nowMs, ARGV[11])
+redis.call('PEXPIRE', window, ${PER_MINUTE_WINDOW_MS})
 if chargesQuota then
   dayUsed = dayUsed + units
-  redis.call('SET', KEYS[3], dayUsed, 'EX', ARGV[13])
   monthUsed = monthUsed + units
-  redis.call('SET', KEYS[4], monthUsed, 'EX', ARGV[14])
+  redis.call('HSET', quota, 'month', monthUsed, dayField, dayUsed)
+  redis.call('EXPIRE', quota, ARGV[12])
 end
 return {0, burstCount + 1, minuteCount + 1, '', '', dayUsed, monthUsed}
 `;
@@ -108,8 +112,13 @@ export class LimitsUnavailable extends ApiError {
   }
 }
 
-function limitsKeyPrefix(clientId: number, environment: ConsumeRequest['environment']): string {
-  return `limits:${clientId}:${environment}`;
+/**
+ * The Redis keys of one client environment at `at`: its window (sorted set) and its month's quota hash,
+ * whose field `month` holds the month's units and the field named `dayField` the day's.
+ */
+export function limitsKeys(clientId: number, environment: ConsumeRequest['environment'], at: Date) {
+  const prefix = `limits:${clientId}:${environment}`;
+  return { window: `${prefix}:window`, quota: `${prefix}:quota:${dhakaMonthKey(at)}`, dayField: dhakaDayKey(at) };
 }
 
 const secondsUntil = (resetAt: Date, nowMs: number) => Math.ceil((resetAt.getTime() - nowMs) / 1_000);
@@ -119,7 +128,7 @@ export function createRedisLimits(redisUrl: string, options: { timeoutMs?: numbe
   const timeoutMs = options.timeoutMs ?? 1_000;
   const now = options.now ?? Date.now;
   const client = createRedisClient(redisUrl, timeoutMs);
-  client.defineCommand('consumeLimits', { numberOfKeys: 4, lua: CONSUME_SCRIPT });
+  client.defineCommand('consumeLimits', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
   const commands = client as unknown as LimitsCommands;
 
   // Window members must be unique, or two requests in the same millisecond would count once: a random
@@ -133,18 +142,14 @@ export function createRedisLimits(redisUrl: string, options: { timeoutMs?: numbe
       const { policy } = request;
       const nowMs = now();
       const at = new Date(nowMs);
-      const prefix = limitsKeyPrefix(request.clientId, request.environment);
-      const dayKey = dhakaDayKey(at);
-      const monthKey = dhakaMonthKey(at);
-      const floor = floorFor(request, dayKey, monthKey);
+      const keys = limitsKeys(request.clientId, request.environment, at);
+      const floor = floorFor(request, keys.dayField, dhakaMonthKey(at));
       memberSequence += 1;
       let reply: ScriptReply;
       try {
         reply = await commands.consumeLimits(
-          `${prefix}:burst`,
-          `${prefix}:minute`,
-          `${prefix}:day:${dayKey}`,
-          `${prefix}:month:${monthKey}`,
+          keys.window,
+          keys.quota,
           String(nowMs),
           String(nowMs - policy.burst.windowMs),
           String(nowMs - PER_MINUTE_WINDOW_MS),
@@ -156,9 +161,8 @@ export function createRedisLimits(redisUrl: string, options: { timeoutMs?: numbe
           String(request.units),
           request.chargesQuota ? '1' : '0',
           `${memberPrefix}:${memberSequence}`,
-          String(policy.burst.windowMs),
-          String(secondsUntil(nextDhakaDayStart(at), nowMs) + COUNTER_GRACE_SECONDS),
           String(secondsUntil(nextDhakaMonthStart(at), nowMs) + COUNTER_GRACE_SECONDS),
+          keys.dayField,
           String(floor.day),
           String(floor.month),
         );

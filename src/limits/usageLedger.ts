@@ -5,6 +5,7 @@ import type { ReadStore, WriteOp } from '../readStore/readStore.js';
 import {
   dhakaDayKey,
   dhakaMonthKey,
+  nextDhakaDayStart,
   type Clock,
   type ConsumeResult,
   type Limits,
@@ -91,6 +92,24 @@ function periodKeyOf(keyOf: (at: Date) => string) {
   };
 }
 
+/** The Dhaka day and month keys of an instant, memoised for the day the last instant fell in. */
+function dhakaPeriods() {
+  let dayStartMs = Number.NaN;
+  let dayEndMs = Number.NaN;
+  let periods = { dayKey: '', monthKey: '' };
+  return (atMs: number) => {
+    if (!(atMs >= dayStartMs && atMs < dayEndMs)) {
+      const at = new Date(atMs);
+      dayEndMs = nextDhakaDayStart(at).getTime();
+      dayStartMs = dayEndMs - DAY_MS;
+      periods = { dayKey: dhakaDayKey(at), monthKey: dhakaMonthKey(at) };
+    }
+    return periods;
+  };
+}
+
+const DAY_MS = 86_400_000;
+
 export function createUsageLedger(
   readStore: ReadStore,
   options: { logger: Logger; now?: Clock; flushIntervalMs?: number; writer?: string },
@@ -99,6 +118,7 @@ export function createUsageLedger(
   const now = options.now ?? Date.now;
   const writer = options.writer ?? `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
   const months = new Map<string, MonthUsage>();
+  const periodsAt = dhakaPeriods();
   const dayOfReset = periodKeyOf(dhakaDayKey);
   const monthOfReset = periodKeyOf(dhakaMonthKey);
   const indexes = readStore.ensureIndexes(USAGE_COLLECTION, [{ keys: [['client_id', 1], ['environment', 1], ['month', 1]] }]);
@@ -185,8 +205,7 @@ export function createUsageLedger(
 
   return {
     async floor(clientId, environment, at) {
-      const monthKey = dhakaMonthKey(at);
-      const dayKey = dhakaDayKey(at);
+      const { dayKey, monthKey } = periodsAt(at.getTime());
       const usage = monthUsage(clientId, environment, monthKey);
       usage.durable ??= loadDurable(usage).catch((error: unknown) => {
         usage.durable = null;

@@ -34,7 +34,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
-import { dhakaMonthKey } from '../../src/limits/limits.js';
+import { limitsKeys } from '../../src/limits/redisLimits.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 5 * 60_000;
@@ -57,7 +57,7 @@ const LIMITER_ROUND_TRIPS = ['evalsha', 'eval'];
  * itself would be counted among these; the per-command figures printed show it (the script runs two GETs
  * per request).
  */
-const SCRIPT_COMMANDS = ['zremrangebyscore', 'zcard', 'get', 'zrange', 'zadd', 'pexpire', 'incrby', 'expire', 'set', 'exists'];
+const SCRIPT_COMMANDS = ['zremrangebyscore', 'zcard', 'zcount', 'hmget', 'zrangebyscore', 'zrange', 'zadd', 'pexpire', 'hset', 'expire'];
 /** What this bench itself runs between the reset and the read (INFO is counted only after its own reply). */
 const OWN_COMMANDS = ['config|resetstat'];
 
@@ -457,12 +457,12 @@ function localPortsOf(pid: number | undefined): Set<number> | null {
  * commands meanwhile (CLIENT LIST idle times) and any connection opened meanwhile (total_connections_received).
  */
 function redisCounter(redis: Redis, clientId: number, servicePid: number | undefined) {
-  let monthKey = '';
+  let quotaKey = '';
   let monthBefore: number | null = null;
   let resetAt = 0;
   let unavailable: string | null = null;
   const monthCount = async () => {
-    const value = await redis.get(monthKey);
+    const value = await redis.hget(quotaKey, 'month');
     return value === null ? null : Number(value);
   };
   const readCounts = async (requests: number, durationSeconds: number): Promise<RedisCommands> => {
@@ -503,8 +503,8 @@ function redisCounter(redis: Redis, clientId: number, servicePid: number | undef
     async reset() {
       // Requests still in flight when the warm-up stopped must not land in the measured run's counts.
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      // The limiter's key for the bench client's live monthly counter (limitsKeyPrefix in redisLimits.ts).
-      monthKey = `limits:${clientId}:live:month:${dhakaMonthKey(new Date())}`;
+      // The bench client's live quota hash, whose field `month` counts the month's units.
+      quotaKey = limitsKeys(clientId, 'live', new Date()).quota;
       monthBefore = await monthCount().catch(() => null);
       try {
         await redis.config('RESETSTAT');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dhakaDayKey } from '../../src/limits/limits.js';
+import { limitsKeys } from '../../src/limits/redisLimits.js';
 import type { PlanLimits } from '../../src/limits/planLimits.js';
 import { minute, projectCreated, projectEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, UNLIMITED_FOR_TESTS, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
@@ -126,13 +126,13 @@ class OwnRedis {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** Reads one key with a short-lived client of the test's own. */
-  async get(key: string): Promise<string | null> {
+  /** Reads one hash field with a short-lived client of the test's own. */
+  async hget(key: string, field: string): Promise<string | null> {
     const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
     client.on('error', () => {});
     try {
       await client.connect();
-      return await client.get(key);
+      return await client.hget(key, field);
     } finally {
       client.disconnect();
     }
@@ -163,7 +163,10 @@ describe.skipIf(!redisServer)('a Redis outage', () => {
   /** A key whose per-minute limit the outage step exceeds. */
   let tight: IssuedKey;
 
-  const dayCounterKey = (clientId: number) => `limits:${clientId}:live:day:${dhakaDayKey(new Date(now))}`;
+  const dayUsedInRedis = (clientId: number) => {
+    const keys = limitsKeys(clientId, 'live', new Date(now));
+    return redis.hget(keys.quota, keys.dayField);
+  };
   const health = () => request(api.app.baseUrl, '/v1/health');
   const linesLike = (level: number, pattern: RegExp) => logLines.filter((line) => line.level === level && pattern.test(line.msg));
   const unreachableWarnings = () => linesLike(LEVEL.warn, /^Redis unreachable/);
@@ -212,7 +215,7 @@ describe.skipIf(!redisServer)('a Redis outage', () => {
     expect(first.headers.get('x-quota-daily-limit')).toBe('1000');
     expect(first.headers.get('x-quota-daily-remaining')).toBe('999');
     expect(first.headers.get('x-quota-daily-reset')).toMatch(/^\d+$/);
-    expect(await redis.get(dayCounterKey(roomy.clientId))).toBe('1');
+    expect(await dayUsedInRedis(roomy.clientId)).toBe('1');
     expect(unreachableWarnings()).toHaveLength(0);
 
     // 2. Redis stopped: every keyed request still answers, limited in process.
@@ -258,14 +261,14 @@ describe.skipIf(!redisServer)('a Redis outage', () => {
     await eventually('the limiter to count in Redis again', async () => {
       now += RETRY_REDIS_AFTER_MS + 1;
       await getRoomy();
-      return (await redis.get(dayCounterKey(roomy.clientId))) !== null;
+      return (await dayUsedInRedis(roomy.clientId)) !== null;
     });
     // The empty Redis continued from the usage counted before and during the outage, not from zero.
-    expect(await redis.get(dayCounterKey(roomy.clientId))).toBe(String(roomyRequests));
+    expect(await dayUsedInRedis(roomy.clientId)).toBe(String(roomyRequests));
 
     const shared = await getRoomy();
     expect(shared.headers.get('x-quota-daily-remaining')).toBe(String(1_000 - roomyRequests));
-    expect(await redis.get(dayCounterKey(roomy.clientId))).toBe(String(roomyRequests));
+    expect(await dayUsedInRedis(roomy.clientId)).toBe(String(roomyRequests));
 
     await eventually('health to find Redis again', async () => (await health()).status === 200);
     const recovered = await health();
@@ -273,7 +276,7 @@ describe.skipIf(!redisServer)('a Redis outage', () => {
     expect(recovered.body.data).toEqual({ status: 'ok', version: 'v1', checks: { database: true, cache: true } });
 
     for (let index = 0; index < 5; index++) await getRoomy();
-    expect(await redis.get(dayCounterKey(roomy.clientId))).toBe(String(roomyRequests));
+    expect(await dayUsedInRedis(roomy.clientId)).toBe(String(roomyRequests));
     expect(answersAgainInfos()).toHaveLength(1);
     expect(answersAgainInfos()[0]).toMatchObject({ component: 'limits' });
     expect(unreachableWarnings()).toHaveLength(1);

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInProcessLimits } from '../../src/limits/inProcessLimits.js';
-import { dhakaDayKey, dhakaMonthKey, type ConsumeResult, type LimitPolicy, type Limits } from '../../src/limits/limits.js';
-import { createRedisLimits } from '../../src/limits/redisLimits.js';
+import { type ConsumeResult, type LimitPolicy, type Limits } from '../../src/limits/limits.js';
+import { createRedisLimits, limitsKeys } from '../../src/limits/redisLimits.js';
 import { createUsageLedger, overageAmount, readUsageReport, withUsageLedger, type UsageLedger } from '../../src/limits/usageLedger.js';
 import { createLogger } from '../../src/logger.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
@@ -148,16 +148,13 @@ describe('durable usage', () => {
       const clientId = freshClientId();
       const { limits } = startProcess(createRedisLimits(redisUrl!, { now }));
       for (let i = 0; i < 3; i++) expectAllowed(await consume(limits, clientId, policy()));
-      const at = new Date(NOON);
-      const dayKey = `limits:${clientId}:live:day:${dhakaDayKey(at)}`;
-      const monthKey = `limits:${clientId}:live:month:${dhakaMonthKey(at)}`;
-      expect(await observer.get(dayKey)).toBe('3');
-      await observer.del(dayKey, monthKey);
+      const keys = limitsKeys(clientId, 'live', new Date(NOON));
+      expect(await observer.hget(keys.quota, keys.dayField)).toBe('3');
+      await observer.del(keys.quota);
 
       const continued = expectAllowed(await consume(limits, clientId, policy()));
       expect(continued.daily).toMatchObject({ used: 4, remaining: 1 });
-      expect(await observer.get(dayKey)).toBe('4');
-      expect(await observer.get(monthKey)).toBe('4');
+      expect(await observer.hmget(keys.quota, keys.dayField, 'month')).toEqual(['4', '4']);
     });
 
     it('when Redis and the process are both lost, then the counters continue from the durable record', async () => {
@@ -165,8 +162,7 @@ describe('durable usage', () => {
       const first = startProcess(createRedisLimits(redisUrl!, { now }));
       for (let i = 0; i < 4; i++) expectAllowed(await consume(first.limits, clientId, policy()));
       await first.ledger.flush();
-      const at = new Date(NOON);
-      await observer.del(`limits:${clientId}:live:day:${dhakaDayKey(at)}`, `limits:${clientId}:live:month:${dhakaMonthKey(at)}`);
+      await observer.del(limitsKeys(clientId, 'live', new Date(NOON)).quota);
 
       const second = startProcess(createRedisLimits(redisUrl!, { now }));
       expect(expectAllowed(await consume(second.limits, clientId, policy())).daily).toMatchObject({ used: 5, remaining: 0 });

@@ -39,7 +39,7 @@ async function clearCountersOfThisMonth(url: string): Promise<void> {
   const redis = new Redis(url);
   try {
     const month = dhakaMonthKey(new Date(NOON_DHAKA));
-    const keys = [...(await redis.keys(`limits:*:month:${month}`)), ...(await redis.keys(`limits:*:day:${month}-*`))];
+    const keys = await redis.keys(`limits:*:quota:${month}`);
     if (keys.length > 0) await redis.del(...keys);
   } finally {
     redis.disconnect();

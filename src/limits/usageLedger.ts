@@ -236,6 +236,8 @@ export function createUsageLedger(
 
     async close() {
       clearInterval(timer);
+      // A flush already under way may have started before the last requests: wait for it, then write those.
+      await flushing?.catch(() => undefined);
       await flush();
     },
   };

@@ -18,16 +18,20 @@ export const adminRoutes: readonly AdminRoute[] = [...referenceDataRoutes, ...pr
 
 /** Routes without a body schema accept no body, or an empty JSON object. */
 const NO_BODY = z.object({}).strict().optional();
+/** No admin operation takes query parameters: one sent anyway is named, not silently ignored. */
+const NO_QUERY = z.object({}).strict();
 
 function parseInput(route: AdminRoute, req: Request) {
   const params = route.params.safeParse({ ...req.params });
+  const query = NO_QUERY.safeParse({ ...req.query });
   const body = (route.body ?? NO_BODY).safeParse(req.body);
   const ifMatch = parseIfMatch(req.get('if-match'));
   const fields: Record<string, string> = {};
   if (!params.success) issuesToFields('params', params.error.issues, fields);
+  if (!query.success) issuesToFields('query', query.error.issues, fields);
   if (!body.success) issuesToFields('body', body.error.issues, fields);
   if (!ifMatch.ok) fields['header.if-match'] = IF_MATCH_PROBLEM;
-  if (!params.success || !body.success || !ifMatch.ok) throw new ValidationFailed(fields);
+  if (!params.success || !query.success || !body.success || !ifMatch.ok) throw new ValidationFailed(fields);
   return { params: params.data, body: body.data, expectedRevision: ifMatch.expectedRevision };
 }
 

@@ -109,10 +109,13 @@ describe.each(fixtures)('usage records and the admin usage report with the %s', 
     ]);
   });
 
-  it('when the report names an unknown client, a month without usage or a malformed month, then 404, an empty report and 422 naming params.month', async () => {
+  it('when the report names an unknown client, a month without usage, a malformed month or a query parameter, then 404, an empty report and 422 naming the field', async () => {
     const { clientId } = await api.issue();
     expect((await api.admin('GET', '/clients/999999/usage/2026-11')).body.error.code).toBe('NOT_FOUND');
     expect((await api.admin('GET', `/clients/${clientId}/usage/2001-01`)).body.data.environments).toEqual([]);
+    const withQuery = await api.admin('GET', `/clients/${clientId}/usage/2026-11?environment=live`);
+    expect(withQuery.status).toBe(422);
+    expect(withQuery.body.error.details.fields).toHaveProperty(['query.environment']);
     for (const month of ['2026-13', '2026-1', 'november', '2026-11-01']) {
       const invalid = await api.admin('GET', `/clients/${clientId}/usage/${month}`);
       expect(invalid.status).toBe(422);

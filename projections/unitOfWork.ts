@@ -8,43 +8,31 @@ import type { Projection, ProjectionContext } from './projection.js';
  */
 class DocMap<Value> {
   private readonly collections = new Map<string, Map<DocId, Value>>();
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
 
   get(collection: string, id: DocId): Value | undefined {
     return this.collections.get(collection)?.get(id);
   }
 
-  set(collection: string, id: DocId, value: Value): void {
+  /** The values of one collection, created empty on first use. */
+  of(collection: string): Map<DocId, Value> {
     let values = this.collections.get(collection);
     if (!values) {
       values = new Map();
       this.collections.set(collection, values);
     }
-    const before = values.size;
-    values.set(id, value);
-    this.count += values.size - before;
+    return values;
   }
 
-  delete(collection: string, id: DocId): void {
-    const values = this.collections.get(collection);
-    if (values?.delete(id)) this.count -= 1;
-  }
-
-  clear(): void {
-    this.collections.clear();
-    this.count = 0;
+  set(collection: string, id: DocId, value: Value): void {
+    this.of(collection).set(id, value);
   }
 
   valuesOf(collection: string): IterableIterator<Value> {
     return (this.collections.get(collection) ?? new Map<DocId, Value>()).values();
   }
 
-  *values(): IterableIterator<Value> {
-    for (const values of this.collections.values()) yield* values.values();
+  clear(): void {
+    this.collections.clear();
   }
 }
 
@@ -70,55 +58,96 @@ class BatchReads implements FlushedDocuments {
   }
 }
 
+/** A document a FreshGenerationDocuments knows to exist; `doc` undefined once it is no longer kept. */
+interface KnownDoc {
+  doc: Doc | undefined;
+  /** The generation it was last kept in (see FreshGenerationDocuments). */
+  generation: number;
+}
+
+/** What a FreshGenerationDocuments knows of one collection. */
+interface KnownCollection {
+  docs: Map<DocId, KnownDoc>;
+  /** Looked up at least once: from then on its writes are kept. */
+  read: boolean;
+  /** Holds documents written before its first lookup, which were not kept: a miss is no proof of absence. */
+  unknown: boolean;
+}
+
 /**
  * A rebuild writes into fresh, empty collections that nobody else writes, so it knows exactly which
  * documents exist without asking the store: misses on unknown ids cost no round trip. Recently written
  * documents are kept (bounded) so most reads never reach the store at all.
  *
- * The bound is kept by two generations of maps rather than a strict LRU: a Map evicted from its front
- * one entry at a time leaves holes that every later eviction walks over, which made the change feed's
- * write-only documents cost more than writing them. A full young generation becomes the old one and the
- * previous old one is dropped whole; a document read from the old generation moves back to the young one.
+ * Only collections that are read are kept: a collection that is only ever written (the change feed's, a
+ * document per event) would fill the bound with documents nobody asks for. Should one be read after all,
+ * its documents written until then are left to the store.
+ *
+ * The bound is kept by two generations rather than a strict LRU: a Map evicted from its front one entry at
+ * a time leaves holes that every later eviction walks over. A document written or read is kept in the
+ * young generation; a full young generation becomes the old one, and the documents of the previous old one
+ * that were not kept again meanwhile are let go. One entry per known document holds both its existence and
+ * the kept version, so a lookup or a write costs one map access in the common case.
  */
 export class FreshGenerationDocuments implements FlushedDocuments {
-  private readonly existing = new Map<string, Set<DocId>>();
-  private young = new DocMap<Doc>();
-  private old = new DocMap<Doc>();
+  private readonly collections = new Map<string, KnownCollection>();
+  private young: KnownDoc[] = [];
+  private old: KnownDoc[] = [];
+  private generation = 0;
 
   constructor(private readonly maxRecentDocs = 50_000) {}
 
   lookup(collection: string, id: DocId): Doc | null | undefined {
-    const doc = this.young.get(collection, id) ?? this.old.get(collection, id);
-    if (doc) {
-      this.keep(collection, id, doc);
-      return doc;
-    }
-    return this.existing.get(collection)?.has(id) ? undefined : null;
+    const known = this.collectionOf(collection);
+    known.read = true;
+    const entry = known.docs.get(id);
+    if (!entry) return known.unknown ? undefined : null;
+    if (entry.doc !== undefined && entry.generation !== this.generation) this.keep(entry);
+    return entry.doc;
   }
 
   remember(collection: string, id: DocId, doc: Doc | null): void {
-    let ids = this.existing.get(collection);
-    if (!ids) {
-      ids = new Set();
-      this.existing.set(collection, ids);
-    }
-    if (doc === null) {
-      ids.delete(id);
-      this.young.delete(collection, id);
-      this.old.delete(collection, id);
+    const known = this.collectionOf(collection);
+    if (!known.read) {
+      if (doc !== null) known.unknown = true;
       return;
     }
-    ids.add(id);
-    this.keep(collection, id, doc);
+    const entry = known.docs.get(id);
+    if (doc === null) {
+      if (entry) {
+        known.docs.delete(id);
+        entry.doc = undefined;
+      }
+      return;
+    }
+    if (!entry) {
+      const added: KnownDoc = { doc, generation: -1 };
+      known.docs.set(id, added);
+      this.keep(added);
+      return;
+    }
+    entry.doc = doc;
+    if (entry.generation !== this.generation) this.keep(entry);
   }
 
-  private keep(collection: string, id: DocId, doc: Doc): void {
-    if (this.young.get(collection, id) === doc) return;
-    this.old.delete(collection, id);
-    this.young.set(collection, id, doc);
-    if (this.young.size >= this.maxRecentDocs / 2) {
+  private collectionOf(collection: string): KnownCollection {
+    let known = this.collections.get(collection);
+    if (!known) {
+      known = { docs: new Map(), read: false, unknown: false };
+      this.collections.set(collection, known);
+    }
+    return known;
+  }
+
+  private keep(entry: KnownDoc): void {
+    entry.generation = this.generation;
+    this.young.push(entry);
+    if (this.young.length >= this.maxRecentDocs / 2) {
+      // Those of the old generation kept again meanwhile are in the young one too, with its number.
+      for (const dropped of this.old) if (dropped.generation !== this.generation) dropped.doc = undefined;
       this.old = this.young;
-      this.young = new DocMap();
+      this.young = [];
+      this.generation += 1;
     }
   }
 }
@@ -127,8 +156,8 @@ interface PendingWrite {
   collection: string;
   id: DocId;
   doc: Doc | null;
-  /** When it was last modified in this batch: the write order. */
-  sequence: number;
+  /** A later write of the same document in this batch replaces it. */
+  superseded: boolean;
 }
 
 function fieldValue(doc: Doc, path: string): unknown {
@@ -157,7 +186,8 @@ function matchesEquals(doc: Doc, equals: Record<string, Scalar>): boolean {
  */
 export class UnitOfWork implements ProjectionContext {
   private readonly pending = new DocMap<PendingWrite>();
-  private sequence = 0;
+  /** Every write in the order made: those not superseded are in the order of last modification. */
+  private log: PendingWrite[] = [];
 
   constructor(
     private readonly store: ReadStore,
@@ -208,15 +238,18 @@ export class UnitOfWork implements ProjectionContext {
   }
 
   ops(): WriteOp[] {
-    return [...this.pending.values()]
-      .sort((left, right) => left.sequence - right.sequence)
-      .map(({ collection, id, doc }) => (doc ? { op: 'put', collection, doc } : { op: 'delete', collection, id }));
+    const ops: WriteOp[] = [];
+    for (const { collection, id, doc, superseded } of this.log) {
+      if (!superseded) ops.push(doc ? { op: 'put', collection, doc } : { op: 'delete', collection, id });
+    }
+    return ops;
   }
 
   /** After a successful write: the flushed view now holds what was pending. */
   committed(): void {
-    for (const { collection, id, doc } of this.pending.values()) this.flushed.remember(collection, id, doc);
+    for (const { collection, id, doc, superseded } of this.log) if (!superseded) this.flushed.remember(collection, id, doc);
     this.pending.clear();
+    this.log = [];
   }
 
   private known(collection: string, id: DocId): Doc | null | undefined {
@@ -225,7 +258,12 @@ export class UnitOfWork implements ProjectionContext {
   }
 
   private record(collection: string, id: DocId, doc: Doc | null): void {
-    this.pending.set(collection, id, { collection, id, doc, sequence: this.sequence++ });
+    const writes = this.pending.of(collection);
+    const previous = writes.get(id);
+    if (previous) previous.superseded = true;
+    const write: PendingWrite = { collection, id, doc, superseded: false };
+    writes.set(id, write);
+    this.log.push(write);
   }
 }
 

@@ -32,6 +32,7 @@ describe('unit of work', () => {
 describe('fresh generation documents', () => {
   it('when more documents are written than it keeps, then the oldest are left to the store and the rest come from memory', () => {
     const documents = new FreshGenerationDocuments(4);
+    expect(documents.lookup('projects', 1)).toBeNull();
     for (let id = 1; id <= 10; id++) documents.remember('projects', id, { _id: id });
 
     expect(documents.lookup('projects', 10)).toEqual({ _id: 10 });
@@ -43,6 +44,7 @@ describe('fresh generation documents', () => {
 
   it('when a kept document is read, then it outlasts documents written before the read', () => {
     const documents = new FreshGenerationDocuments(4);
+    documents.lookup('projects', 1);
     documents.remember('projects', 1, { _id: 1 });
     documents.remember('projects', 2, { _id: 2 });
     documents.lookup('projects', 1);
@@ -54,9 +56,21 @@ describe('fresh generation documents', () => {
 
   it('when a document is deleted, then it is known not to exist', () => {
     const documents = new FreshGenerationDocuments(4);
+    documents.lookup('projects', 1);
     documents.remember('projects', 1, { _id: 1 });
     documents.remember('projects', 1, null);
 
     expect(documents.lookup('projects', 1)).toBeNull();
+  });
+
+  it('when a collection is only written, then its documents are not kept, and once it is read they are left to the store', () => {
+    const documents = new FreshGenerationDocuments(4);
+    documents.remember('changes', 'a', { _id: 'a' });
+
+    expect(documents.lookup('changes', 'a')).toBeUndefined();
+    expect(documents.lookup('changes', 'b')).toBeUndefined();
+    documents.remember('changes', 'b', { _id: 'b' });
+    expect(documents.lookup('changes', 'b')).toEqual({ _id: 'b' });
+    expect(documents.lookup('other', 'a')).toBeNull();
   });
 });

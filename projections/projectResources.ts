@@ -15,6 +15,7 @@ import {
   type VirtualTour,
 } from '../src/catalogue/project.js';
 import { roundArea } from './apiShape.js';
+import { withFields } from './docCopy.js';
 import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type Recorded } from './projection.js';
 
 export const PROJECT_RESOURCES = 'project_resources';
@@ -76,7 +77,7 @@ function replaced<Item extends { id: number }>(items: readonly Item[], id: numbe
   return items.map((item) => (item.id === id ? change(item) : item));
 }
 
-/** The fields an event changes; the caller copies the document once, with them. */
+/** The fields an event changes; the caller copies the document once, with them (see withFields). */
 function changedResources(
   current: ProjectResourcesDoc,
   event: Recorded<Exclude<ResourceEvent, { type: 'ProjectCreated' }>>,
@@ -195,6 +196,6 @@ export const projectResourcesProjection: Projection<ResourceEvent> = {
       } satisfies ProjectResourcesDoc);
       return;
     }
-    if (current) ctx.put(PROJECT_RESOURCES, { ...current, ...changedResources(current, event), _position: position });
+    if (current) ctx.put(PROJECT_RESOURCES, withFields(current, { ...changedResources(current, event), _position: position }));
   },
 };

@@ -10,6 +10,7 @@ import {
 } from '../src/catalogue/project.js';
 import type { UnitTypeEvent, UnitTypeKind } from '../src/catalogue/unitType.js';
 import { apiLocation, roundArea, searchText, type ApiLocation } from './apiShape.js';
+import { withFields } from './docCopy.js';
 import {
   alreadyApplied,
   everyEventType,
@@ -215,13 +216,12 @@ async function shapedChanges(ctx: ProjectionContext, changes: Partial<ProjectFie
 function withGallery(project: ProjectDoc, gallery: GalleryEntry[], position: number): ProjectDoc {
   const ordered = gallery.sort((a, b) => a.position - b.position || a.media_id - b.media_id);
   const first = ordered[0];
-  return {
-    ...project,
+  return withFields(project, {
     _gallery: ordered,
     media_count: ordered.length,
     cover_image: first ? { media_id: first.media_id, key: first.key } : null,
     _position: position,
-  };
+  });
 }
 
 async function applyOwnEdit(event: Recorded<OwnEditEvent>, current: ProjectDoc | null, ctx: ProjectionContext): Promise<ProjectDoc | null> {
@@ -250,26 +250,26 @@ async function applyOwnEdit(event: Recorded<OwnEditEvent>, current: ProjectDoc |
         _search: '',
         _position: position,
       };
-      return { ...created, _search: await projectSearch(ctx, created) };
+      return withFields(created, { _search: await projectSearch(ctx, created) });
     }
     case 'ProjectRevised': {
       if (!current) return null;
-      const revised: ProjectDoc = {
-        ...current,
+      const revised = withFields(current, {
         ...(await shapedChanges(ctx, event.data.changes)),
         updated_at: event.data.at,
         _position: position,
-      };
-      return { ...revised, _search: await projectSearch(ctx, revised) };
+      });
+      revised._search = await projectSearch(ctx, revised);
+      return revised;
     }
     case 'ProjectPublished':
-      return current && { ...current, published: true, updated_at: event.data.at, _position: position };
+      return current && withFields(current, { published: true, updated_at: event.data.at, _position: position });
     case 'ProjectUnpublished':
-      return current && { ...current, published: false, updated_at: event.data.at, _position: position };
+      return current && withFields(current, { published: false, updated_at: event.data.at, _position: position });
     case 'ProjectStatusChanged':
-      return current && { ...current, status: event.data.status, updated_at: event.data.at, _position: position };
+      return current && withFields(current, { status: event.data.status, updated_at: event.data.at, _position: position });
     case 'ProjectDeleted':
-      return current && { ...current, deleted: true, published: false, updated_at: event.data.at, _position: position };
+      return current && withFields(current, { deleted: true, published: false, updated_at: event.data.at, _position: position });
     default:
       return assertNever(event);
   }
@@ -277,19 +277,19 @@ async function applyOwnEdit(event: Recorded<OwnEditEvent>, current: ProjectDoc |
 
 /**
  * Related edits change only the list conveniences; they never move updated_at. One copy of the document
- * per event: it has some forty fields and these are the most frequent events of a replay.
+ * per event (see withFields): it has some forty fields and these are the most frequent events of a replay.
  */
 function applyCollectionEdit(event: Recorded<CollectionEvent>, current: ProjectDoc): ProjectDoc {
   const position = positionNumber(event);
   switch (event.type) {
     case 'FloorPlanAdded':
-      return { ...current, floor_plan_count: current.floor_plan_count + 1, _position: position };
+      return withFields(current, { floor_plan_count: current.floor_plan_count + 1, _position: position });
     case 'FloorPlanRemoved':
-      return { ...current, floor_plan_count: Math.max(0, current.floor_plan_count - 1), _position: position };
+      return withFields(current, { floor_plan_count: Math.max(0, current.floor_plan_count - 1), _position: position });
     case 'PaymentPlanAdded':
-      return { ...current, payment_plan_count: current.payment_plan_count + 1, _position: position };
+      return withFields(current, { payment_plan_count: current.payment_plan_count + 1, _position: position });
     case 'PaymentPlanRemoved':
-      return { ...current, payment_plan_count: Math.max(0, current.payment_plan_count - 1), _position: position };
+      return withFields(current, { payment_plan_count: Math.max(0, current.payment_plan_count - 1), _position: position });
     case 'GalleryPictureAdded': {
       const { media_id, position: order, image } = event.data.picture;
       const others = current._gallery.filter((entry) => entry.media_id !== media_id);
@@ -343,7 +343,7 @@ async function applyUnitTypeEvent(event: Recorded<UnitTypeEvent>, ctx: Projectio
   if (event.type !== 'UnitTypeRevised') return;
   for (const project of await ctx.find<ProjectDoc>(PROJECTS, { bedrooms: String(id) })) {
     if (alreadyApplied(project, event)) continue;
-    ctx.put(PROJECTS, { ...project, ...(await bedroomFields(ctx, project.bedrooms.map(Number))), _position: position });
+    ctx.put(PROJECTS, withFields(project, { ...(await bedroomFields(ctx, project.bedrooms.map(Number))), _position: position }));
   }
 }
 
@@ -379,7 +379,7 @@ async function applyNamedReferenceEvent(event: Recorded<NamedReferenceEvent>, ct
   // checked on its own, since a write interrupted half-way may have stored some of them already.
   for (const project of await ctx.find<ProjectDoc>(PROJECTS, { [referenceField]: id })) {
     if (alreadyApplied(project, event)) continue;
-    ctx.put(PROJECTS, { ...project, _search: await projectSearch(ctx, project), _position: position });
+    ctx.put(PROJECTS, withFields(project, { _search: await projectSearch(ctx, project), _position: position }));
   }
 }
 

@@ -273,6 +273,34 @@ describe('embedded read store', () => {
       expect((await store.find('projects')).items).toEqual([{ _id: 4, v: 'fine' }]);
     });
 
+    it('when a queued write fails to commit next to other generations\' writes, then only its own generation fails', async () => {
+      const file = aDatabaseFile();
+      const store = open(file);
+      const saboteur = new Database(file);
+      saboteur.exec(`CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+      saboteur.close();
+      const failing = await store.beginGeneration(['projects']);
+      const healthy = await store.beginGeneration(['developers']);
+
+      // Queued in one turn, so that the writer thread most likely commits them together.
+      await Promise.all([
+        healthy.write([put('developers', { _id: 1, v: 'before' })], [{ name: 'developers', position: 1n }]),
+        failing.write([put('projects', { _id: 1, v: 'broken' })], [{ name: 'projects', position: 1n }]),
+        healthy.write([put('developers', { _id: 2, v: 'after' })], [{ name: 'developers', position: 2n }]),
+        failing.write([put('projects', { _id: 2, v: 'fine' })], [{ name: 'projects', position: 2n }]).catch(() => undefined),
+      ]);
+
+      await expect(failing.promote()).rejects.toThrow('refused');
+      await failing.discard();
+      await healthy.promote();
+      expect((await store.find('developers')).items).toEqual([
+        { _id: 1, v: 'before' },
+        { _id: 2, v: 'after' },
+      ]);
+      expect(await store.getCheckpoint('developers')).toBe(2n);
+      expect((await store.find('projects')).total).toBe(0);
+    });
+
     it('when the store is closed with generation writes in flight, then they are committed first', async () => {
       const file = aDatabaseFile();
       const store = open(file);

@@ -67,6 +67,13 @@ export interface LogReadAhead {
 
 export type SqliteEventStore = EventStore & LogReadAhead;
 
+/**
+ * The reader thread's nice value (Linux): it reads ahead of a consumer that has more to do per page (a
+ * rebuild projecting it), so it takes what the consumer leaves of the cores rather than sharing them with
+ * it as an equal, and catches up whenever the consumer waits for a page.
+ */
+const READER_NICENESS = 10;
+
 /** Pages a reader may have read and not yet handed out: enough to keep it busy while one is projected. */
 const READ_AHEAD_PAGES = 3;
 
@@ -83,6 +90,15 @@ const READ_AHEAD_PAGES = 3;
 const LOG_READER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
+// Below the consumer's thread (see READER_NICENESS). On Linux a thread's nice value is its own, and
+// setPriority(0, ...) sets the calling thread's; elsewhere it would be the whole process's.
+if (process.platform === 'linux') {
+  try {
+    require('node:os').setPriority(0, workerData.niceness);
+  } catch {
+    // Not allowed here: the thread keeps its priority.
+  }
+}
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 const select = db.prepare(workerData.sql).raw(true);
@@ -214,6 +230,7 @@ async function* readAheadInWorker(file: string, after: bigint, pageSize: number)
       busyTimeoutMs: BUSY_TIMEOUT_MS,
       after: Number(after),
       pageSize,
+      niceness: READER_NICENESS,
     },
   });
   const received: ReaderMessage[] = [];

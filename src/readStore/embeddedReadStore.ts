@@ -62,6 +62,9 @@ const WRITE_SQL = {
     ON CONFLICT (collection) DO UPDATE SET version = version + 1 RETURNING version`,
   upsertDoc: `INSERT INTO documents (collection, id, version, doc) VALUES (?, ?, ?, ?)
     ON CONFLICT (collection, id) DO UPDATE SET version = excluded.version, doc = excluded.doc`,
+  /** As upsertDoc, from the document's UTF-8 bytes: stored as the TEXT the string would give. */
+  upsertEncodedDoc: `INSERT INTO documents (collection, id, version, doc) VALUES (?, ?, ?, CAST(? AS TEXT))
+    ON CONFLICT (collection, id) DO UPDATE SET version = excluded.version, doc = excluded.doc`,
   deleteDoc: 'DELETE FROM documents WHERE collection = ? AND id = ?',
   upsertCheckpoint: `INSERT INTO checkpoints (scope, name, position) VALUES (?, ?, ?)
     ON CONFLICT (scope, name) DO UPDATE SET position = excluded.position`,
@@ -856,10 +859,13 @@ class CollectionMirror {
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * One write of a generation. Row i goes to physicals[rowPhysicals[i]]; `text` holds each row's stored id
- * (idLengths[i] characters) followed by its document's JSON (docLengths[i] characters, -1 for a delete).
- * One string and a few typed arrays cost the structured clone that carries them to the thread far less than
- * a string per row.
+ * One write of a generation. Row i goes to physicals[rowPhysicals[i]]; `ids` holds the rows' stored ids back
+ * to back (idLengths[i] characters each), and `docs` their documents' JSON in UTF-8, back to back, row i's
+ * ending at docEnds[i] (-1 for a delete). The documents are encoded once, on the queueing thread, into a
+ * buffer that is handed over rather than copied, and bound as they are (CAST to TEXT, the same value a
+ * string gives): as one string, they were copied into the message, out of it, per row, and converted to
+ * UTF-8 per row again on the writer's thread. One string and a few typed arrays cost the structured clone
+ * far less than a string per row.
  */
 interface WriterBatch {
   generation: string;
@@ -867,8 +873,9 @@ interface WriterBatch {
   physicals: string[];
   rowPhysicals: Int32Array<ArrayBuffer>;
   idLengths: Int32Array<ArrayBuffer>;
-  docLengths: Int32Array<ArrayBuffer>;
-  text: string;
+  ids: string;
+  docEnds: Int32Array<ArrayBuffer>;
+  docs: Uint8Array<ArrayBuffer>;
   checkpoints: Array<[name: string, position: string]>;
 }
 
@@ -895,29 +902,30 @@ if (process.platform === 'linux') {
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('synchronous = NORMAL');
 const bumpVersion = db.prepare(workerData.sql.bumpVersion).pluck();
-const upsertDoc = db.prepare(workerData.sql.upsertDoc);
+const upsertEncodedDoc = db.prepare(workerData.sql.upsertEncodedDoc);
 const deleteDoc = db.prepare(workerData.sql.deleteDoc);
 const upsertCheckpoint = db.prepare(workerData.sql.upsertCheckpoint);
 function write(batch) {
   const versions = new Map();
-  const text = batch.text;
-  let offset = 0;
+  const { ids, docs, docEnds } = batch;
+  let idStart = 0;
+  let docStart = 0;
   for (let row = 0; row < batch.rowPhysicals.length; row++) {
     const physical = batch.physicals[batch.rowPhysicals[row]];
-    const idEnd = offset + batch.idLengths[row];
-    const id = text.slice(offset, idEnd);
-    const docLength = batch.docLengths[row];
+    const idEnd = idStart + batch.idLengths[row];
+    const id = ids.slice(idStart, idEnd);
+    idStart = idEnd;
+    const docEnd = docEnds[row];
     let version = versions.get(physical);
     if (version === undefined) {
       version = bumpVersion.get(physical);
       versions.set(physical, version);
     }
-    if (docLength < 0) {
+    if (docEnd < 0) {
       deleteDoc.run(physical, id);
-      offset = idEnd;
     } else {
-      offset = idEnd + docLength;
-      upsertDoc.run(physical, id, version, text.slice(idEnd, offset));
+      upsertEncodedDoc.run(physical, id, version, docs.subarray(docStart, docEnd));
+      docStart = docEnd;
     }
   }
   for (const [name, position] of batch.checkpoints) upsertCheckpoint.run(batch.scope, name, position);
@@ -1065,7 +1073,7 @@ class GenerationWriter {
   send(batch: WriterBatch, chars: number): void {
     this.assertWritable(batch.generation);
     if (this.inFlight.length === 0) this.worker.ref();
-    this.worker.postMessage(batch, [batch.rowPhysicals.buffer, batch.idLengths.buffer, batch.docLengths.buffer]);
+    this.worker.postMessage(batch, [batch.rowPhysicals.buffer, batch.idLengths.buffer, batch.docEnds.buffer, batch.docs.buffer]);
     this.inFlight.push({ generation: batch.generation, chars });
     this.inFlightChars += chars;
   }
@@ -1244,6 +1252,45 @@ function assertCheckpoint(checkpoint: Checkpoint): void {
   if (typeof checkpoint.position !== 'bigint') throw new TypeError(`Checkpoint ${checkpoint.name} position must be a bigint`);
 }
 
+const utf8 = new TextEncoder();
+
+/**
+ * The documents' JSON in UTF-8, back to back, and where each ends (-1 for a delete): the body of a
+ * WriterBatch. Room is made for what JSON of mostly ASCII takes (uninitialised: every byte up to the last
+ * end is written), and more only when a document needs it; the room left over goes along unread.
+ */
+function encodeDocs(jsons: ReadonlyArray<string | undefined>, chars: number): { docs: Uint8Array<ArrayBuffer>; docEnds: Int32Array<ArrayBuffer> } {
+  let docs = uninitialisedBytes(chars + (chars >> 3) + 64);
+  const docEnds = new Int32Array(jsons.length);
+  let end = 0;
+  for (let row = 0; row < jsons.length; row++) {
+    const json = jsons[row];
+    if (json === undefined) {
+      docEnds[row] = -1;
+      continue;
+    }
+    let { read, written } = utf8.encodeInto(json, docs.subarray(end));
+    end += written;
+    while (read < json.length) {
+      // A character takes at most 3 bytes in UTF-8 (a surrogate pair 4, for its 2 characters).
+      const grown = uninitialisedBytes(Math.max(docs.length * 2, end + (json.length - read) * 3));
+      grown.set(docs.subarray(0, end));
+      docs = grown;
+      const rest = utf8.encodeInto(json.slice(read), docs.subarray(end));
+      read += rest.read;
+      end += rest.written;
+    }
+    docEnds[row] = end;
+  }
+  return { docs, docEnds };
+}
+
+/** A byte array of its own buffer (so that it can be transferred), not zeroed first. */
+function uninitialisedBytes(length: number): Uint8Array<ArrayBuffer> {
+  const bytes = Buffer.allocUnsafeSlow(length);
+  return new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length);
+}
+
 class EmbeddedEngine implements StoreView {
   readonly checkpointScope = LIVE_SCOPE;
   private readonly db: Database.Database;
@@ -1416,8 +1463,8 @@ class EmbeddedEngine implements StoreView {
     for (const checkpoint of checkpoints) assertCheckpoint(checkpoint);
     const rowPhysicals = new Int32Array(ops.length);
     const idLengths = new Int32Array(ops.length);
-    const docLengths = new Int32Array(ops.length);
-    const parts = new Array<string>(ops.length * 2);
+    const storedIds = new Array<string>(ops.length);
+    const jsons = new Array<string | undefined>(ops.length);
     let chars = 0;
     for (let row = 0; row < ops.length; row++) {
       // As prepareWrite, without an object per row: this runs for every document a rebuild writes.
@@ -1446,23 +1493,24 @@ class EmbeddedEngine implements StoreView {
       const storedId = idKey(id);
       rowPhysicals[row] = target.index;
       idLengths[row] = storedId.length;
-      docLengths[row] = json === undefined ? -1 : json.length;
-      parts[row * 2] = storedId;
-      parts[row * 2 + 1] = json ?? '';
+      storedIds[row] = storedId;
+      jsons[row] = json;
       chars += json?.length ?? 0;
     }
+    const { docs, docEnds } = encodeDocs(jsons, chars);
     const batch: WriterBatch = {
       generation: generation.id,
       scope: generation.checkpointScope,
       physicals,
       rowPhysicals,
       idLengths,
-      docLengths,
-      text: parts.join(''),
+      ids: storedIds.join(''),
+      docEnds,
+      docs,
       checkpoints: checkpoints.map(({ name, position }) => [name, String(position)]),
     };
     for (const { keys, changes } of targets.values()) keys.check(changes);
-    writer.send(batch, chars);
+    writer.send(batch, docs.byteLength);
     for (const { keys, changes } of targets.values()) for (const change of changes) keys.apply(change);
     return true;
   }

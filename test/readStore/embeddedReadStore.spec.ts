@@ -301,6 +301,33 @@ describe('embedded read store', () => {
       expect((await store.find('projects')).total).toBe(0);
     });
 
+    it('when a generation\'s documents hold characters beyond ASCII, then they are stored byte for byte as the live store stores them', async () => {
+      const file = aDatabaseFile();
+      const store = open(file);
+      const docs: Doc[] = [
+        { _id: 1, label: 'Studio – 1 Bedroom', city: 'Düsseldorf', note: '🏙️ skyline, 日本語' },
+        { _id: 'é-2', text: 'x'.repeat(5_000) + '–'.repeat(3_000) + '😀'.repeat(1_000) },
+        { _id: 3, lone: 'a\ud800b', plain: 'ascii only' },
+      ];
+      await store.write(docs.map((doc) => put('live', doc)));
+      const generation = await store.beginGeneration(['rebuilt']);
+      await generation.write(
+        docs.map((doc) => put('rebuilt', doc)),
+        [{ name: 'rebuilt', position: 1n }],
+      );
+      await generation.promote();
+
+      expect((await store.find('rebuilt')).items).toEqual((await store.find('live')).items);
+      const inspector = new Database(file, { readonly: true });
+      const stored = (collection: string) =>
+        inspector.prepare<[string], [string, string, string]>('SELECT id, typeof(doc), doc FROM documents WHERE collection = ? ORDER BY id').raw().all(collection);
+      const live = stored('live');
+      const rebuilt = stored(`rebuilt@${generation.generation}`);
+      inspector.close();
+      expect(rebuilt).toEqual(live);
+      expect(live.map(([, type]) => type)).toEqual(['text', 'text', 'text']);
+    });
+
     it('when the store is closed with generation writes in flight, then they are committed first', async () => {
       const file = aDatabaseFile();
       const store = open(file);

@@ -619,15 +619,25 @@ class UniqueIndex {
   /** Id -> its document's keys, so that a replaced or deleted document gives them up without being kept. */
   private readonly keysById = new Map<DocId, readonly string[]>();
 
+  /** The field of an index on one top-level field. */
+  private readonly singleField: string | undefined;
+
   constructor(
     readonly collection: string,
     readonly spec: IndexSpec,
   ) {
     this.name = indexName(spec);
+    const field = spec.keys.length === 1 ? spec.keys[0]![0] : undefined;
+    this.singleField = field === undefined || field.includes('.') ? undefined : field;
   }
 
   /** One key per combination of the values each field holds (MongoDB multikey); missing counts as null. */
   keysOf(doc: Doc): string[] {
+    if (this.singleField !== undefined) {
+      // The usual case (a slug): one top-level field holding one value, its own single combination.
+      const value = doc[this.singleField];
+      if (value === null || typeof value !== 'object') return [JSON.stringify([value ?? null])];
+    }
     let combinations: unknown[][] = [[]];
     for (const [field] of this.spec.keys) {
       const values = [...equalityKeys(doc, field)];

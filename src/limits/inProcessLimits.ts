@@ -1,8 +1,7 @@
 import {
   assertValidConsumeRequest,
   consumeResult,
-  dhakaDayKey,
-  dhakaMonthKey,
+  dhakaDayOf,
   floorFor,
   PER_MINUTE_WINDOW_MS,
   refusalOf,
@@ -55,11 +54,9 @@ export function createInProcessLimits(options: { now?: Clock } = {}): Limits {
     async consume(request) {
       assertValidConsumeRequest(request);
       const nowMs = now();
-      const at = new Date(nowMs);
       const usageKey = `${request.clientId}:${request.environment}`;
       const stored = usage.get(usageKey);
-      const dayKey = dhakaDayKey(at);
-      const monthKey = dhakaMonthKey(at);
+      const { dayKey, monthKey } = dhakaDayOf(nowMs);
       const floor = floorFor(request, dayKey, monthKey);
       const current: ClientEnvironmentUsage = {
         burst: stored?.burst ?? [],

@@ -156,6 +156,41 @@ export function nextDhakaMonthStart(at: Date): Date {
   return new Date(Date.UTC(year, month + 1, 1) - DHAKA_OFFSET_MS);
 }
 
+/**
+ * The Dhaka calendar day an instant falls in: its day and month keys and both resets. Every request of a day
+ * needs the same figures, so the last day is kept and handed out again; its Dates are shared and never
+ * changed.
+ */
+export interface DhakaDay {
+  dayKey: string;
+  monthKey: string;
+  /** The day's first millisecond (its midnight in Dhaka). */
+  startMs: number;
+  /** The next Dhaka midnight: when the daily quota resets. */
+  dayResetAt: Date;
+  /** Midnight in Dhaka on the first of the next month: when the monthly quota resets. */
+  monthResetAt: Date;
+}
+
+const DAY_MS = 86_400_000;
+
+let lastDhakaDay: DhakaDay | null = null;
+
+export function dhakaDayOf(atMs: number): DhakaDay {
+  const last = lastDhakaDay;
+  if (last !== null && atMs >= last.startMs && atMs < last.dayResetAt.getTime()) return last;
+  const at = new Date(atMs);
+  const dayResetAt = nextDhakaDayStart(at);
+  lastDhakaDay = {
+    dayKey: dhakaDayKey(at),
+    monthKey: dhakaMonthKey(at),
+    startMs: dayResetAt.getTime() - DAY_MS,
+    dayResetAt,
+    monthResetAt: nextDhakaMonthStart(at),
+  };
+  return lastDhakaDay;
+}
+
 const isCount = (value: number) => Number.isSafeInteger(value) && value >= 1;
 
 /**
@@ -231,11 +266,11 @@ export function consumeResult(
   snapshot: LimitSnapshot,
   refusal: LimitCode | null,
 ): ConsumeResult {
-  const now = new Date(nowMs);
+  const day = dhakaDayOf(nowMs);
   const { policy } = request;
   const rateLimit = { limit: policy.perMinute, remaining: Math.max(0, policy.perMinute - snapshot.minuteCount) };
-  const daily = quotaState(policy.daily, snapshot.dayUsed, nextDhakaDayStart(now));
-  const monthly = quotaState(policy.monthly, snapshot.monthUsed, nextDhakaMonthStart(now));
+  const daily = quotaState(policy.daily, snapshot.dayUsed, day.dayResetAt);
+  const monthly = quotaState(policy.monthly, snapshot.monthUsed, day.monthResetAt);
   if (refusal === null) {
     const overageUnits =
       request.chargesQuota && policy.monthly !== null

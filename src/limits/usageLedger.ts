@@ -4,9 +4,10 @@ import type { Logger } from '../logger.js';
 import type { ReadStore, WriteOp } from '../readStore/readStore.js';
 import {
   dhakaDayKey,
+  dhakaDayOf,
   dhakaMonthKey,
-  nextDhakaDayStart,
   type Clock,
+  type ConsumeRequest,
   type ConsumeResult,
   type Limits,
   type OveragePrice,
@@ -65,11 +66,16 @@ interface MonthUsage {
   flushedVersion: number;
   /** The durable figures of every writer, read once per process and merged in. */
   durable: Promise<void> | null;
+  /** Set once `durable` has been merged in. */
+  loaded: boolean;
 }
 
 export interface UsageLedger {
-  /** The usage known for the client environment's current day and month (read from the store once). */
-  floor(clientId: number, environment: KeyEnvironment, at: Date): Promise<UsageFloor>;
+  /**
+   * The usage known for the client environment's day and month at `atMs`, read from the store on the first
+   * call of each month and answered without waiting after that.
+   */
+  floor(clientId: number, environment: KeyEnvironment, atMs: number): UsageFloor | Promise<UsageFloor>;
   /** Notes what the limiter answered: its totals and, for an overage request, the units to invoice. */
   observe(clientId: number, environment: KeyEnvironment, result: ConsumeResult, overagePrice: OveragePrice | null): void;
   /** Writes whatever changed since the last flush. */
@@ -92,24 +98,6 @@ function periodKeyOf(keyOf: (at: Date) => string) {
   };
 }
 
-/** The Dhaka day and month keys of an instant, memoised for the day the last instant fell in. */
-function dhakaPeriods() {
-  let dayStartMs = Number.NaN;
-  let dayEndMs = Number.NaN;
-  let periods = { dayKey: '', monthKey: '' };
-  return (atMs: number) => {
-    if (!(atMs >= dayStartMs && atMs < dayEndMs)) {
-      const at = new Date(atMs);
-      dayEndMs = nextDhakaDayStart(at).getTime();
-      dayStartMs = dayEndMs - DAY_MS;
-      periods = { dayKey: dhakaDayKey(at), monthKey: dhakaMonthKey(at) };
-    }
-    return periods;
-  };
-}
-
-const DAY_MS = 86_400_000;
-
 export function createUsageLedger(
   readStore: ReadStore,
   options: { logger: Logger; now?: Clock; flushIntervalMs?: number; writer?: string },
@@ -118,22 +106,35 @@ export function createUsageLedger(
   const now = options.now ?? Date.now;
   const writer = options.writer ?? `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
   const months = new Map<string, MonthUsage>();
-  const periodsAt = dhakaPeriods();
   const dayOfReset = periodKeyOf(dhakaDayKey);
   const monthOfReset = periodKeyOf(dhakaMonthKey);
   const indexes = readStore.ensureIndexes(USAGE_COLLECTION, [{ keys: [['client_id', 1], ['environment', 1], ['month', 1]] }]);
   let flushing: Promise<void> | null = null;
   let flushFailing = false;
 
+  // The last month looked up: a busy client's requests find theirs without building its key.
+  let lastUsage: MonthUsage | null = null;
+
   function monthUsage(clientId: number, environment: KeyEnvironment, month: string): MonthUsage {
+    if (lastUsage !== null && lastUsage.clientId === clientId && lastUsage.environment === environment && lastUsage.month === month) {
+      return lastUsage;
+    }
     const key = `${clientId}:${environment}:${month}`;
     let usage = months.get(key);
     if (!usage) {
-      usage = { clientId, environment, month, monthUsed: 0, days: new Map(), overage: new Map(), version: 0, flushedVersion: 0, durable: null };
+      usage = { clientId, environment, month, monthUsed: 0, days: new Map(), overage: new Map(), version: 0, flushedVersion: 0, durable: null, loaded: false };
       months.set(key, usage);
     }
+    lastUsage = usage;
     return usage;
   }
+
+  const knownFloor = (usage: MonthUsage, dayKey: string): UsageFloor => ({
+    dayKey,
+    day: usage.days.get(dayKey) ?? 0,
+    monthKey: usage.month,
+    month: usage.monthUsed,
+  });
 
   function raiseDay(usage: MonthUsage, day: string, used: number): boolean {
     if ((usage.days.get(day) ?? 0) >= used) return false;
@@ -177,7 +178,10 @@ export function createUsageLedger(
     // A finished month no request of this process touches again needs no place in memory.
     const currentMonth = dhakaMonthKey(new Date(now()));
     for (const [key, usage] of months) {
-      if (usage.month !== currentMonth && usage.version === usage.flushedVersion) months.delete(key);
+      if (usage.month !== currentMonth && usage.version === usage.flushedVersion) {
+        months.delete(key);
+        if (lastUsage === usage) lastUsage = null;
+      }
     }
   }
 
@@ -204,15 +208,20 @@ export function createUsageLedger(
   timer.unref();
 
   return {
-    async floor(clientId, environment, at) {
-      const { dayKey, monthKey } = periodsAt(at.getTime());
+    floor(clientId, environment, atMs) {
+      const { dayKey, monthKey } = dhakaDayOf(atMs);
       const usage = monthUsage(clientId, environment, monthKey);
-      usage.durable ??= loadDurable(usage).catch((error: unknown) => {
-        usage.durable = null;
-        throw error;
-      });
-      await usage.durable;
-      return { dayKey, day: usage.days.get(dayKey) ?? 0, monthKey, month: usage.monthUsed };
+      if (usage.loaded) return knownFloor(usage, dayKey);
+      usage.durable ??= loadDurable(usage).then(
+        () => {
+          usage.loaded = true;
+        },
+        (error: unknown) => {
+          usage.durable = null;
+          throw error;
+        },
+      );
+      return usage.durable.then(() => knownFloor(usage, dayKey));
     },
 
     observe(clientId, environment, result, overagePrice) {
@@ -248,12 +257,16 @@ export function createUsageLedger(
  * process or an emptied Redis continues from it) and reports what it counted to the ledger.
  */
 export function withUsageLedger(limits: Limits, ledger: UsageLedger, now: Clock = Date.now): Limits {
+  async function consumeObserved(request: ConsumeRequest, usageFloor: UsageFloor): Promise<ConsumeResult> {
+    const result = await limits.consume({ ...request, usageFloor });
+    ledger.observe(request.clientId, request.environment, result, request.policy.overage);
+    return result;
+  }
+
   return {
-    async consume(request) {
-      const usageFloor = await ledger.floor(request.clientId, request.environment, new Date(now()));
-      const result = await limits.consume({ ...request, usageFloor });
-      ledger.observe(request.clientId, request.environment, result, request.policy.overage);
-      return result;
+    consume(request) {
+      const floor = ledger.floor(request.clientId, request.environment, now());
+      return floor instanceof Promise ? floor.then((usageFloor) => consumeObserved(request, usageFloor)) : consumeObserved(request, floor);
     },
     async close() {
       await Promise.all([ledger.close(), limits.close()]);

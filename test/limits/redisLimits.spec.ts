@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LimitPolicy } from '../../src/limits/limits.js';
-import { createRedisLimits } from '../../src/limits/redisLimits.js';
+import { createInProcessLimits } from '../../src/limits/inProcessLimits.js';
+import type { ConsumeRequest, ConsumeResult, LimitPolicy } from '../../src/limits/limits.js';
+import { createRedisLimits, REDIS_CONSUME_BATCH } from '../../src/limits/redisLimits.js';
 import { limitsContract } from './limitsContract.js';
 
 const redisUrl = process.env.REDIS_URL;
@@ -19,6 +20,61 @@ const loosePolicy: LimitPolicy = {
 };
 
 const freshClientId = () => 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+
+/** A deterministic pseudo-random sequence (mulberry32), so a failing scenario can be replayed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+interface ScriptedConsume {
+  atMs: number;
+  request: ConsumeRequest;
+}
+
+/**
+ * Turns of consumes made together, over a few clients with tight limits: requests at the same and at
+ * different instants, weighted batches, 304s, usage floors, overage, and time crossing a Dhaka midnight and
+ * a month's end, so that every limit refuses some of them.
+ */
+function scriptedTurns(random: () => number, clientIds: number[]): ScriptedConsume[][] {
+  const tight: LimitPolicy = { burst: { limit: 6, windowMs: 1_000 }, perMinute: 25, daily: 60, monthly: 45, overage: null };
+  const overage: LimitPolicy = { ...tight, overage: { price_per_request: '0.002', currency: 'AED' } };
+  // 23:59:50 in Dhaka on the last day of a month.
+  let atMs = Date.UTC(2031, 0, 31, 17, 59, 50);
+  const turns: ScriptedConsume[][] = [];
+  for (let turn = 0; turn < 60; turn += 1) {
+    const consumes: ScriptedConsume[] = [];
+    const size = 1 + Math.floor(random() * (turn % 7 === 0 ? 100 : 20));
+    for (let index = 0; index < size; index += 1) {
+      if (random() < 0.3) atMs += Math.floor(random() * 400);
+      const clientId = clientIds[Math.floor(random() * clientIds.length)]!;
+      const environment = random() < 0.8 ? 'live' : 'test';
+      const request: ConsumeRequest = {
+        clientId,
+        environment,
+        policy: clientId === clientIds[0] ? overage : tight,
+        units: random() < 0.8 ? 1 : 1 + Math.floor(random() * 4),
+        chargesQuota: random() < 0.85,
+      };
+      if (random() < 0.1) {
+        const at = new Date(atMs + 6 * 3_600_000);
+        const dayKey = at.toISOString().slice(0, 10);
+        request.usageFloor = { dayKey, day: Math.floor(random() * 30), monthKey: dayKey.slice(0, 7), month: Math.floor(random() * 60) };
+      }
+      consumes.push({ atMs, request });
+    }
+    turns.push(consumes);
+    atMs += Math.floor(random() * 3_000);
+  }
+  return turns;
+}
 
 describe('Redis limits without a reachable server', () => {
   it('when Redis cannot be reached, then consume rejects with a 503 SERVICE_UNAVAILABLE', async () => {
@@ -84,6 +140,32 @@ describe.skipIf(!redisUrl)('Redis limits', () => {
       }
     });
 
+    it(`when many consumes are made in the same turn, then they travel as one EVALSHA per ${REDIS_CONSUME_BATCH}`, async () => {
+      const limits = createRedisLimits(redisUrl!);
+      const clientId = freshClientId();
+      const consumes = 2 * REDIS_CONSUME_BATCH + 22;
+      const tight = { ...loosePolicy, perMinute: 100 };
+      const consumeAll = () =>
+        Promise.all(
+          Array.from({ length: consumes }, () => limits.consume({ clientId, environment: 'live', policy: tight, units: 1, chargesQuota: true })),
+        );
+      try {
+        await limits.consume({ clientId: freshClientId(), environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
+        const before = await commandCalls();
+        const results = await consumeAll();
+        const after = await commandCalls();
+
+        expect(delta(before, after, 'evalsha')).toBe(Math.ceil(consumes / REDIS_CONSUME_BATCH));
+        expect(results.filter((result) => result.allowed)).toHaveLength(100);
+        expect(results.filter((result) => !result.allowed && result.code === 'PER_MINUTE_LIMIT_EXCEEDED')).toHaveLength(consumes - 100);
+        // One ZADD and one HSET per client and batch, not per request.
+        expect(delta(before, after, 'zadd')).toBe(2);
+        expect(delta(before, after, 'hset')).toBe(2);
+      } finally {
+        await limits.close();
+      }
+    });
+
     it('when the server has lost the script (SCRIPT FLUSH), then the next consume reloads it and still counts once', async () => {
       const limits = createRedisLimits(redisUrl!);
       const clientId = freshClientId();
@@ -96,6 +178,38 @@ describe.skipIf(!redisUrl)('Redis limits', () => {
         expect(await consume()).toMatchObject({ allowed: true, daily: { used: 3 } });
       } finally {
         await limits.close();
+      }
+    });
+
+    it('when consumes are batched, then each answer is the one the in-process limiter gives the same requests one after another', async () => {
+      let nowMs = 0;
+      const batched = createRedisLimits(redisUrl!, { now: () => nowMs });
+      const sequential = createInProcessLimits({ now: () => nowMs });
+      const random = seededRandom(20261123);
+      const turns = scriptedTurns(random, [freshClientId(), freshClientId(), freshClientId()]);
+      try {
+        let compared = 0;
+        const refusals = new Set<string>();
+        for (const turn of turns) {
+          const pending = turn.map(({ atMs, request }) => {
+            nowMs = atMs;
+            return batched.consume(request);
+          });
+          const expected: ConsumeResult[] = [];
+          for (const { atMs, request } of turn) {
+            nowMs = atMs;
+            expected.push(await sequential.consume(request));
+          }
+          const answered = await Promise.all(pending);
+          expect(answered).toEqual(expected);
+          compared += answered.length;
+          for (const result of answered) if (!result.allowed) refusals.add(result.code);
+        }
+        // The scenario reaches every limit, so the comparison covers every refusal path.
+        expect(refusals).toEqual(new Set(['BURST_LIMIT_EXCEEDED', 'PER_MINUTE_LIMIT_EXCEEDED', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED']));
+        expect(compared).toBeGreaterThan(500);
+      } finally {
+        await Promise.all([batched.close(), sequential.close()]);
       }
     });
 

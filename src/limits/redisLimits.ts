@@ -53,35 +53,45 @@ local windowOrder = {}
 local quotas = {}
 local quotaOrder = {}
 
--- Members of the window stored before this batch, scored above a cutoff (an exclusive bound), counted
--- once per distinct cutoff.
-local function storedAbove(w, cutoff)
-  local count = w.counted[cutoff]
+-- Members of the window above a cutoff (an exclusive bound): those stored before this batch, counted once
+-- per distinct cutoff, plus this batch's, kept up to date as they are added.
+local function countAbove(w, cutoff)
+  local count = w.above[cutoff]
   if count == nil then
     count = redis.call('ZCOUNT', w.key, '(' .. cutoff, '+inf')
-    w.counted[cutoff] = count
+    local limit = tonumber(cutoff)
+    for _, score in ipairs(w.scores) do
+      if score > limit then count = count + 1 end
+    end
+    w.above[cutoff] = count
   end
   return count
 end
 
--- This batch's members above a cutoff, and the oldest of them.
-local function addedAbove(w, cutoff)
-  local limit = tonumber(cutoff)
-  local count, oldest = 0, nil
-  for _, score in ipairs(w.scores) do
-    if score > limit then
-      count = count + 1
-      if oldest == nil or score < oldest then oldest = score end
-    end
+local function added(w, score, member)
+  table.insert(w.scores, score)
+  table.insert(w.members, score)
+  table.insert(w.members, member)
+  for cutoff, count in pairs(w.above) do
+    if score > tonumber(cutoff) then w.above[cutoff] = count + 1 end
   end
-  return count, oldest
+end
+
+-- The oldest of this batch's members above a cutoff.
+local function oldestAdded(w, cutoff)
+  local limit = tonumber(cutoff)
+  local oldest = nil
+  for _, score in ipairs(w.scores) do
+    if score > limit and (oldest == nil or score < oldest) then oldest = score end
+  end
+  return oldest
 end
 
 local function oldestAbove(w, cutoff)
   local stored = redis.call('ZRANGEBYSCORE', w.key, '(' .. cutoff, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2]
-  local _, added = addedAbove(w, cutoff)
+  local addedOldest = oldestAdded(w, cutoff)
   local oldest = stored and tonumber(stored) or nil
-  if added ~= nil and (oldest == nil or added < oldest) then oldest = added end
+  if addedOldest ~= nil and (oldest == nil or addedOldest < oldest) then oldest = addedOldest end
   return oldest and string.format('%d', oldest) or ''
 end
 
@@ -115,7 +125,7 @@ for i = 1, #KEYS / 2 do
   if w == nil then
     -- Members at or below the first cutoff have left every window of this batch (time only moves on).
     redis.call('ZREMRANGEBYSCORE', windowKey, '-inf', minuteCutoff)
-    w = { key = windowKey, counted = {}, scores = {}, members = {} }
+    w = { key = windowKey, above = {}, scores = {}, members = {} }
     windows[windowKey] = w
     table.insert(windowOrder, w)
   end
@@ -129,8 +139,8 @@ for i = 1, #KEYS / 2 do
     table.insert(quotaOrder, q)
   end
 
-  local burstCount = storedAbove(w, burstCutoff) + addedAbove(w, burstCutoff)
-  local minuteCount = storedAbove(w, minuteCutoff) + addedAbove(w, minuteCutoff)
+  local burstCount = countAbove(w, burstCutoff)
+  local minuteCount = countAbove(w, minuteCutoff)
   -- A floor above the stored figure raises it (a known lower bound of the usage, whatever this request's fate).
   local monthUsed = usedOf(q, 'month')
   local monthFloor = tonumber(ARGV[a + 15])
@@ -161,9 +171,7 @@ for i = 1, #KEYS / 2 do
   if refusal > 0 then
     replies[i] = {refusal, burstCount, minuteCount, oldestAbove(w, burstCutoff), oldestAbove(w, minuteCutoff), dayUsed, monthUsed}
   else
-    table.insert(w.scores, tonumber(nowMs))
-    table.insert(w.members, nowMs)
-    table.insert(w.members, ARGV[a + 11])
+    added(w, tonumber(nowMs), ARGV[a + 11])
     if chargesQuota then
       dayUsed = dayUsed + units
       monthUsed = monthUsed + units

@@ -3,9 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessLimits } from '../../src/limits/inProcessLimits.js';
 import type { ConsumeRequest, ConsumeResult, LimitPolicy } from '../../src/limits/limits.js';
 import { createRedisLimits, REDIS_CONSUME_BATCH } from '../../src/limits/redisLimits.js';
+import { freePort, OwnRedis, redisServerBinary } from '../support/ownRedis.js';
 import { limitsContract } from './limitsContract.js';
 
 const redisUrl = process.env.REDIS_URL;
+
+if (!redisServerBinary) {
+  console.warn('Redis round-trip counts skipped: no redis-server on PATH (install redis-server to run them on a server of their own).');
+}
 
 if (!redisUrl) {
   console.warn('Redis limits contract skipped: set REDIS_URL (e.g. redis://127.0.0.1:6379) to run it against a server.');
@@ -92,7 +97,7 @@ describe('Redis limits without a reachable server', () => {
 describe.skipIf(!redisUrl)('Redis limits', () => {
   limitsContract('Redis', (clock) => createRedisLimits(redisUrl!, { now: clock }));
 
-  describe('round trips', () => {
+  describe('batches and keys', () => {
     let observer: Redis;
 
     beforeAll(() => {
@@ -101,84 +106,6 @@ describe.skipIf(!redisUrl)('Redis limits', () => {
 
     afterAll(() => {
       observer.disconnect();
-    });
-
-    /** Calls per command since the server started, from INFO commandstats (no MONITOR needed). */
-    async function commandCalls(): Promise<Map<string, number>> {
-      const info = await observer.info('commandstats');
-      const calls = new Map<string, number>();
-      for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1]!, Number(match[2]));
-      return calls;
-    }
-
-    const delta = (before: Map<string, number>, after: Map<string, number>, command: string) =>
-      (after.get(command) ?? 0) - (before.get(command) ?? 0);
-
-    it('when consuming, then each consume is exactly one EVALSHA (no EVAL, MULTI or separate commands once the script is loaded)', async () => {
-      const limits = createRedisLimits(redisUrl!);
-      const consume = (clientId: number) =>
-        limits.consume({ clientId, environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
-      try {
-        const clientId = freshClientId();
-        await consume(clientId);
-        const before = await commandCalls();
-        const consumes = 20;
-        for (let i = 0; i < consumes; i += 1) await consume(clientId);
-        const after = await commandCalls();
-
-        expect(delta(before, after, 'evalsha')).toBe(consumes);
-        expect(delta(before, after, 'eval')).toBe(0);
-        expect(delta(before, after, 'script|load')).toBe(0);
-        expect(delta(before, after, 'multi')).toBe(0);
-        expect(delta(before, after, 'exec')).toBe(0);
-        // Commands run inside the script are counted by the server too: one ZADD (one window) and one
-        // HSET (day and month together) per consume.
-        expect(delta(before, after, 'zadd')).toBe(consumes);
-        expect(delta(before, after, 'hset')).toBe(consumes);
-      } finally {
-        await limits.close();
-      }
-    });
-
-    it(`when many consumes are made in the same turn, then they travel as one EVALSHA per ${REDIS_CONSUME_BATCH}`, async () => {
-      const limits = createRedisLimits(redisUrl!);
-      const clientId = freshClientId();
-      const consumes = 2 * REDIS_CONSUME_BATCH + 22;
-      const tight = { ...loosePolicy, perMinute: 100 };
-      const consumeAll = () =>
-        Promise.all(
-          Array.from({ length: consumes }, () => limits.consume({ clientId, environment: 'live', policy: tight, units: 1, chargesQuota: true })),
-        );
-      try {
-        await limits.consume({ clientId: freshClientId(), environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
-        const before = await commandCalls();
-        const results = await consumeAll();
-        const after = await commandCalls();
-
-        expect(delta(before, after, 'evalsha')).toBe(Math.ceil(consumes / REDIS_CONSUME_BATCH));
-        expect(results.filter((result) => result.allowed)).toHaveLength(100);
-        expect(results.filter((result) => !result.allowed && result.code === 'PER_MINUTE_LIMIT_EXCEEDED')).toHaveLength(consumes - 100);
-        // One ZADD and one HSET per client and batch, not per request.
-        expect(delta(before, after, 'zadd')).toBe(2);
-        expect(delta(before, after, 'hset')).toBe(2);
-      } finally {
-        await limits.close();
-      }
-    });
-
-    it('when the server has lost the script (SCRIPT FLUSH), then the next consume reloads it and still counts once', async () => {
-      const limits = createRedisLimits(redisUrl!);
-      const clientId = freshClientId();
-      const consume = () =>
-        limits.consume({ clientId, environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
-      try {
-        expect(await consume()).toMatchObject({ allowed: true, daily: { used: 1 } });
-        await observer.script('FLUSH');
-        expect(await consume()).toMatchObject({ allowed: true, daily: { used: 2 } });
-        expect(await consume()).toMatchObject({ allowed: true, daily: { used: 3 } });
-      } finally {
-        await limits.close();
-      }
     });
 
     it('when consumes are batched, then each answer is the one the in-process limiter gives the same requests one after another', async () => {
@@ -228,5 +155,105 @@ describe.skipIf(!redisUrl)('Redis limits', () => {
         await limits.close();
       }
     });
+  });
+});
+
+/**
+ * Round trips are counted from INFO commandstats, which is server-wide: on a redis-server of this suite's
+ * own, so that no other suite's commands (they share the one on 6379 in parallel) land in the counts.
+ */
+describe.skipIf(!redisServerBinary)('Redis limits round trips, on a redis-server of their own', () => {
+  let server: OwnRedis;
+  let observer: Redis;
+  let serverUrl: string;
+
+  beforeAll(async () => {
+    server = new OwnRedis(redisServerBinary!, await freePort());
+    await server.start();
+    serverUrl = server.url;
+    observer = new Redis(serverUrl);
+  });
+
+  afterAll(() => {
+    observer?.disconnect();
+    server?.dispose();
+  });
+
+  /** Calls per command since the server started, from INFO commandstats (no MONITOR needed). */
+  async function commandCalls(): Promise<Map<string, number>> {
+    const info = await observer.info('commandstats');
+    const calls = new Map<string, number>();
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1]!, Number(match[2]));
+    return calls;
+  }
+
+  const delta = (before: Map<string, number>, after: Map<string, number>, command: string) =>
+    (after.get(command) ?? 0) - (before.get(command) ?? 0);
+
+  it('when consuming, then each consume is exactly one EVALSHA (no EVAL, MULTI or separate commands once the script is loaded)', async () => {
+    const limits = createRedisLimits(serverUrl);
+    const consume = (clientId: number) =>
+      limits.consume({ clientId, environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
+    try {
+      const clientId = freshClientId();
+      await consume(clientId);
+      const before = await commandCalls();
+      const consumes = 20;
+      for (let i = 0; i < consumes; i += 1) await consume(clientId);
+      const after = await commandCalls();
+
+      expect(delta(before, after, 'evalsha')).toBe(consumes);
+      expect(delta(before, after, 'eval')).toBe(0);
+      expect(delta(before, after, 'script|load')).toBe(0);
+      expect(delta(before, after, 'multi')).toBe(0);
+      expect(delta(before, after, 'exec')).toBe(0);
+      // Commands run inside the script are counted by the server too: one ZADD (one window) and one
+      // HSET (day and month together) per consume.
+      expect(delta(before, after, 'zadd')).toBe(consumes);
+      expect(delta(before, after, 'hset')).toBe(consumes);
+    } finally {
+      await limits.close();
+    }
+  });
+
+  it(`when many consumes are made in the same turn, then they travel as one EVALSHA per ${REDIS_CONSUME_BATCH}`, async () => {
+    const limits = createRedisLimits(serverUrl);
+    const clientId = freshClientId();
+    const consumes = 2 * REDIS_CONSUME_BATCH + 22;
+    const tight = { ...loosePolicy, perMinute: 100 };
+    const consumeAll = () =>
+      Promise.all(
+        Array.from({ length: consumes }, () => limits.consume({ clientId, environment: 'live', policy: tight, units: 1, chargesQuota: true })),
+      );
+    try {
+      await limits.consume({ clientId: freshClientId(), environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
+      const before = await commandCalls();
+      const results = await consumeAll();
+      const after = await commandCalls();
+
+      expect(delta(before, after, 'evalsha')).toBe(Math.ceil(consumes / REDIS_CONSUME_BATCH));
+      expect(results.filter((result) => result.allowed)).toHaveLength(100);
+      expect(results.filter((result) => !result.allowed && result.code === 'PER_MINUTE_LIMIT_EXCEEDED')).toHaveLength(consumes - 100);
+      // One ZADD and one HSET per client and batch, not per request.
+      expect(delta(before, after, 'zadd')).toBe(2);
+      expect(delta(before, after, 'hset')).toBe(2);
+    } finally {
+      await limits.close();
+    }
+  });
+
+  it('when the server has lost the script (SCRIPT FLUSH), then the next consume reloads it and still counts once', async () => {
+    const limits = createRedisLimits(serverUrl);
+    const clientId = freshClientId();
+    const consume = () =>
+      limits.consume({ clientId, environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
+    try {
+      expect(await consume()).toMatchObject({ allowed: true, daily: { used: 1 } });
+      await observer.script('FLUSH');
+      expect(await consume()).toMatchObject({ allowed: true, daily: { used: 2 } });
+      expect(await consume()).toMatchObject({ allowed: true, daily: { used: 3 } });
+    } finally {
+      await limits.close();
+    }
   });
 });

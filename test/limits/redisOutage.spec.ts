@@ -1,143 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitsKeys } from '../../src/limits/redisLimits.js';
 import type { PlanLimits } from '../../src/limits/planLimits.js';
 import { minute, projectCreated, projectEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, UNLIMITED_FOR_TESTS, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
 import { request } from '../support/http.js';
+import { answersPing, eventually, freePort, OwnRedis, redisServerBinary as redisServer } from '../support/ownRedis.js';
 
 /**
  * A Redis outage end to end, against a redis-server of this suite's own (never the shared one on 6379,
  * which other suites use in parallel): stopped and started again on the same port while the service runs.
  */
 
-function onPath(binary: string): string | null {
-  const directories = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin', '/usr/local/bin'];
-  for (const directory of directories) {
-    const candidate = join(directory, binary);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-const redisServer = onPath('redis-server');
 if (!redisServer) console.warn('Redis outage test skipped: no redis-server on PATH (install redis-server to run it).');
-
-/** A loopback port nothing listens on: bound, then released. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** True when a Redis answers PING on the port within a short deadline. */
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (data) => done(data.toString().startsWith('+PONG')));
-  });
-}
-
-const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-/** Retries `attempt` until it answers true or the (real-time) deadline passes. */
-async function eventually(what: string, attempt: () => Promise<boolean>, deadlineMs = 8_000): Promise<void> {
-  const giveUpAt = performance.now() + deadlineMs;
-  while (!(await attempt())) {
-    if (performance.now() > giveUpAt) throw new Error(`gave up after ${deadlineMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** One redis-server child on a fixed loopback port, without persistence, that can be stopped and started again. */
-class OwnRedis {
-  private child: ChildProcess | null = null;
-  private output = '';
-  private readonly dir = mkdtempSync(join(tmpdir(), 'redis-outage-'));
-
-  constructor(
-    private readonly binary: string,
-    readonly port: number,
-  ) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn(
-      this.binary,
-      ['--save', '', '--appendonly', 'no', '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    this.child = child;
-    child.stdout!.on('data', (data) => (this.output += data));
-    child.stderr!.on('data', (data) => (this.output += data));
-    child.once('exit', () => {
-      if (this.child === child) this.child = null;
-    });
-    try {
-      await eventually('redis-server to answer PING', async () => {
-        if (this.child !== child) throw new Error(`redis-server exited at start:\n${this.output}`);
-        return answersPing(this.port);
-      });
-    } catch (error) {
-      this.kill();
-      throw error;
-    }
-  }
-
-  /** SIGTERM, then waits for the process to exit. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-
-  /** For afterAll: whatever state the test left it in. */
-  kill(): void {
-    this.child?.kill('SIGKILL');
-    this.child = null;
-  }
-
-  dispose(): void {
-    this.kill();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  /** Reads one hash field with a short-lived client of the test's own. */
-  async hget(key: string, field: string): Promise<string | null> {
-    const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      return await client.hget(key, field);
-    } finally {
-      client.disconnect();
-    }
-  }
-}
 
 /** Noon in Asia/Dhaka (06:00 UTC): the steps below move the clock by seconds only, never across midnight. */
 const NOON_DHAKA = Date.UTC(2040, 0, 10, 6);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessLimits } from '../../src/limits/inProcessLimits.js';
 import type { ConsumeRequest, ConsumeResult, LimitPolicy } from '../../src/limits/limits.js';
 import { createRedisLimits, REDIS_CONSUME_BATCH } from '../../src/limits/redisLimits.js';
+import { randomSource } from '../support/catalogueEvents.js';
 import { freePort, OwnRedis, redisServerBinary } from '../support/ownRedis.js';
 import { limitsContract } from './limitsContract.js';
 
@@ -25,18 +26,6 @@ const loosePolicy: LimitPolicy = {
 };
 
 const freshClientId = () => 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
-
-/** A deterministic pseudo-random sequence (mulberry32), so a failing scenario can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface ScriptedConsume {
   atMs: number;
@@ -112,7 +101,7 @@ describe.skipIf(!redisUrl)('Redis limits', () => {
       let nowMs = 0;
       const batched = createRedisLimits(redisUrl!, { now: () => nowMs });
       const sequential = createInProcessLimits({ now: () => nowMs });
-      const random = seededRandom(20261123);
+      const random = randomSource(20261123);
       const turns = scriptedTurns(random, [freshClientId(), freshClientId(), freshClientId()]);
       try {
         let compared = 0;

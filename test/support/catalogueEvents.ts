@@ -253,7 +253,7 @@ export async function appendEvents(eventStore: EventStore, events: readonly Stre
 }
 
 /** Deterministic pseudo-random numbers (mulberry32), so generated histories repeat exactly. */
-function randomSource(seed: number): () => number {
+export function randomSource(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

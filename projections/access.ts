@@ -269,6 +269,7 @@ async function applyApiKeyEvent(event: Recorded<ApiKeyEvent>, ctx: ProjectionCon
  */
 export const accessProjection: Projection<AccessEvent> = {
   name: 'access',
+  version: 2,
   collections: [ACCESS_PLANS, ACCESS_CLIENTS, ACCESS_KEYS],
   indexes: {
     [ACCESS_PLANS]: [{ keys: [['key', 1]], unique: true }],

@@ -29,6 +29,7 @@ const byDisplayOrder = (a: UnitTypeEntry, b: UnitTypeEntry) => a.sort_order - b.
 /** GET /catalog/metadata: one document listing the unit types (and the values of nature and status). */
 export const catalogMetadataProjection: Projection<UnitTypeEvent> = {
   name: 'catalogMetadata',
+  version: 2,
   collections: [CATALOG_METADATA],
   indexes: {},
   handles: everyEventType<UnitTypeEvent>({ UnitTypeCreated: true, UnitTypeRevised: true }),

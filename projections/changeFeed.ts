@@ -50,6 +50,7 @@ const isOwnEdit = (type: ReportedEvent['type']): type is OwnEditEventType => own
  */
 export const changeFeedProjection: Projection<ReportedEvent> = {
   name: 'changeFeed',
+  version: 2,
   collections: [PROJECT_CHANGES],
   indexes: {
     [PROJECT_CHANGES]: [{ keys: [['changed_at', 1], ['position', 1]] }, { keys: [['project_id', 1]] }],

@@ -61,6 +61,7 @@ function nextCommunity(current: CommunityDoc | null, event: Recorded<CommunityEv
 /** GET /communities and /communities/{id-or-slug}; catalogue restrictions select communities by state. */
 export const communitiesProjection: Projection<CommunityEvent> = {
   name: 'communities',
+  version: 2,
   collections: [COMMUNITIES],
   indexes: {
     [COMMUNITIES]: [

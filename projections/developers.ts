@@ -60,6 +60,7 @@ function nextDeveloper(current: DeveloperDoc | null, event: Recorded<DeveloperEv
 /** GET /developers and /developers/{id-or-slug}. */
 export const developersProjection: Projection<DeveloperEvent> = {
   name: 'developers',
+  version: 2,
   collections: [DEVELOPERS],
   indexes: {
     [DEVELOPERS]: [

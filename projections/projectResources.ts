@@ -168,6 +168,7 @@ function changedResources(
  */
 export const projectResourcesProjection: Projection<ResourceEvent> = {
   name: 'projectResources',
+  version: 2,
   collections: [PROJECT_RESOURCES],
   indexes: {},
   handles: ['ProjectCreated', ...changeFeedRelatedEventTypes, ...changeFeedSilentEventTypes],

@@ -24,10 +24,25 @@ export interface ProjectionContext {
  */
 export interface Projection<Event extends DomainEvent = DomainEvent> {
   readonly name: string;
+  /**
+   * Raised whenever what the projection writes changes (a document's shape, a derived field, its
+   * collections): read models built by an earlier version are rebuilt when a projector starts
+   * (see `outdatedProjections`), instead of being served or updated in the old shape.
+   */
+  readonly version: number;
   readonly collections: string[];
   readonly indexes: Record<string, IndexSpec[]>;
   readonly handles: readonly Event['type'][];
   apply(event: Recorded<Event>, ctx: ProjectionContext): Promise<void>;
+}
+
+/**
+ * The name a projection's checkpoint is stored under: it carries the version, so a projector finds no
+ * checkpoint of the current version in a read model an earlier version built. Version 1 keeps the bare name
+ * that stores had before versions existed.
+ */
+export function checkpointNameOf(projection: Pick<Projection, 'name' | 'version'>): string {
+  return projection.version === 1 ? projection.name : `${projection.name}@v${projection.version}`;
 }
 
 /** A recorded event per member of an event union, so a switch on `type` narrows `data`. */

@@ -394,6 +394,7 @@ const isOwnEdit = (event: Recorded<OwnEditEvent | CollectionEvent>): event is Re
  */
 export const projectsProjection: Projection<ProjectsEvent> = {
   name: 'projects',
+  version: 2,
   collections: [PROJECTS, PROJECTS_UNIT_TYPES, PROJECTS_DEVELOPERS, PROJECTS_COMMUNITIES],
   indexes: {
     [PROJECTS]: [

@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent } from '../src/eventStore/eventStore.js';
 import type { LogReadAhead } from '../src/eventStore/sqliteEventStore.js';
 import type { GenerationStore, ReadStore } from '../src/readStore/readStore.js';
-import type { Projection } from './projection.js';
+import { checkpointNameOf, type Projection } from './projection.js';
 import { FreshGenerationDocuments, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 
 export interface RebuildProgress {
@@ -162,7 +162,7 @@ class EventRouter {
 async function projectEvents(target: GenerationTarget, handled: readonly RecordedEvent[], position: bigint): Promise<void> {
   const unitOfWork = new UnitOfWork(target.generation, target.documents);
   for (const event of handled) await target.projection.apply(event, unitOfWork);
-  await target.generation.write(unitOfWork.ops(), [{ name: target.projection.name, position }]);
+  await target.generation.write(unitOfWork.ops(), [{ name: checkpointNameOf(target.projection), position }]);
   unitOfWork.committed();
 }
 

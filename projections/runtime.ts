@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../src/eventStore/eventStore.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
-import type { Projection } from './projection.js';
+import { checkpointNameOf, type Projection } from './projection.js';
+import { rebuildProjections } from './rebuild.js';
 import { applyEvents, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 
 export interface Projector {
@@ -49,6 +50,7 @@ class ProjectionRunner {
   private consecutiveFailures = 0;
   private stopped = false;
   private readonly handled: ReadonlySet<string>;
+  private readonly checkpointName: string;
 
   constructor(
     private readonly projection: Projection,
@@ -60,6 +62,7 @@ class ProjectionRunner {
     private readonly onCommitted: () => void,
   ) {
     this.handled = new Set(projection.handles);
+    this.checkpointName = checkpointNameOf(projection);
   }
 
   get name(): string {
@@ -75,7 +78,7 @@ class ProjectionRunner {
     for (const [collection, indexes] of Object.entries(this.projection.indexes)) {
       await readStore.ensureIndexes(collection, indexes);
     }
-    this.committed = await readStore.getCheckpoint(this.projection.name);
+    this.committed = await readStore.getCheckpoint(this.checkpointName);
     this.subscribe();
   }
 
@@ -118,9 +121,9 @@ class ProjectionRunner {
     await applyEvents(this.projection, this.handled, events, unitOfWork);
     // Checked right before the write, after the batch was applied, so that a generation promoted while
     // the batch was being applied is noticed too: the batch is dropped and redone from the new checkpoint.
-    const stored = await readStore.getCheckpoint(this.projection.name);
+    const stored = await readStore.getCheckpoint(this.checkpointName);
     if (stored !== this.committed) throw new CheckpointMoved(stored);
-    await readStore.write(unitOfWork.ops(), [{ name: this.projection.name, position: last.position }]);
+    await readStore.write(unitOfWork.ops(), [{ name: this.checkpointName, position: last.position }]);
     this.committed = last.position;
     this.consecutiveFailures = 0;
     this.onCommitted();
@@ -155,7 +158,7 @@ class ProjectionRunner {
   private async resubscribeFromStoredCheckpoint(): Promise<void> {
     if (this.stopped) return;
     try {
-      this.committed = await this.options.readStore.getCheckpoint(this.projection.name);
+      this.committed = await this.options.readStore.getCheckpoint(this.checkpointName);
     } catch (error) {
       this.subscriptionEnded(error);
       return;
@@ -170,9 +173,28 @@ interface PositionWaiter {
 }
 
 /**
+ * The projections whose live read models an earlier version built: no checkpoint of the current version,
+ * but one of an earlier version. Projecting them live would update old-shaped documents in place (the
+ * idempotency guards skip the events those documents already carry), so they are rebuilt instead.
+ */
+export async function outdatedProjections(readStore: ReadStore, projections: readonly Projection[]): Promise<Projection[]> {
+  const outdated: Projection[] = [];
+  for (const projection of projections) {
+    if ((await readStore.getCheckpoint(checkpointNameOf(projection))) !== null) continue;
+    for (let version = projection.version - 1; version >= 1; version -= 1) {
+      if ((await readStore.getCheckpoint(checkpointNameOf({ name: projection.name, version }))) !== null) {
+        outdated.push(projection);
+        break;
+      }
+    }
+  }
+  return outdated;
+}
+
+/**
  * Runs projections against the live read store: checkpointed (each resumes after its stored checkpoint),
  * batched (one write per batch, checkpoint included), and aware of blue/green replays promoted by other
- * processes (see CheckpointMoved).
+ * processes (see CheckpointMoved). Read models an earlier projection version built are rebuilt first.
  */
 export async function startProjector(options: ProjectorOptions): Promise<Projector> {
   const { projections, logger } = options;
@@ -187,6 +209,18 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       }
     }
   };
+
+  // Before anything is projected live (and, in a process that also serves the API, before it listens), read
+  // models of an earlier projection version are rebuilt blue/green from the log; a failure stops the start.
+  const outdated = await outdatedProjections(options.readStore, projections);
+  if (outdated.length > 0) {
+    logger.info(
+      { projections: outdated.map((projection) => `${projection.name} v${projection.version}`) },
+      'read models built by an earlier version of their projection: rebuilding them from the log',
+    );
+    const rebuilt = await rebuildProjections({ eventStore: options.eventStore, readStore: options.readStore, projections: outdated });
+    logger.info({ events: rebuilt.events, seconds: Math.round(rebuilt.seconds * 10) / 10 }, 'read models rebuilt');
+  }
 
   const runners = projections.map(
     (projection) =>

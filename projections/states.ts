@@ -52,6 +52,7 @@ function nextState(current: StateDoc | null, event: Recorded<StateEvent>): State
 /** GET /states/{id-or-slug}; communities and sub-communities filter by state. */
 export const statesProjection: Projection<StateEvent> = {
   name: 'states',
+  version: 2,
   collections: [STATES],
   indexes: {
     [STATES]: [{ keys: [['slug', 1]], unique: true }, { keys: [['published', 1]] }, { keys: [['updated_at', 1]] }, { keys: [['name', 1]] }],

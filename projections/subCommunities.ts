@@ -114,6 +114,7 @@ async function applyCommunityEvent(
 /** GET /sub-communities (filters state and community) and /sub-communities/{id-or-slug}. */
 export const subCommunitiesProjection: Projection<SubCommunitiesEvent> = {
   name: 'subCommunities',
+  version: 2,
   collections: [SUB_COMMUNITIES, SUB_COMMUNITIES_COMMUNITY_STATES],
   indexes: {
     [SUB_COMMUNITIES]: [

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.js';
+import { checkpointNameOf } from '../../projections/projection.js';
 import { rebuildProjections } from '../../projections/rebuild.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
@@ -34,7 +35,7 @@ function startProjectorProcess(dataDir: string): ChildProcess {
  * signal a process whose projector is still starting, before it handles SIGTERM.
  */
 async function lowestCheckpoint(readStore: ReadStore): Promise<bigint> {
-  const checkpoints = await Promise.all(allProjections.map((projection) => readStore.getCheckpoint(projection.name)));
+  const checkpoints = await Promise.all(allProjections.map((projection) => readStore.getCheckpoint(checkpointNameOf(projection))));
   return checkpoints.map((checkpoint) => checkpoint ?? -1n).reduce((lowest, checkpoint) => (checkpoint < lowest ? checkpoint : lowest));
 }
 
@@ -58,7 +59,7 @@ describe('projector crash recovery', () => {
 
     const first = startProjectorProcess(dataDir);
     // Some projections have committed batches, none has reached the head: the kill lands mid-backlog.
-    await pollUntil(async () => (await live.getCheckpoint(allProjections[0]!.name)) !== null, 60_000, 'a first batch is committed');
+    await pollUntil(async () => (await live.getCheckpoint(checkpointNameOf(allProjections[0]!))) !== null, 60_000, 'a first batch is committed');
     first.kill('SIGKILL');
     await once(first, 'exit');
     expect(await lowestCheckpoint(live)).toBeLessThan(head);

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.js';
-import type { Projection } from '../../projections/projection.js';
-import { PROJECTS, type ProjectDoc } from '../../projections/projects.js';
+import { checkpointNameOf, type Projection } from '../../projections/projection.js';
+import { PROJECTS, projectsProjection, type ProjectDoc } from '../../projections/projects.js';
 import { rebuildProjections, type RebuildProgress } from '../../projections/rebuild.js';
 import { startProjector } from '../../projections/runtime.js';
 import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.js';
@@ -57,7 +57,7 @@ describe('rebuild', () => {
     expect(progress.at(-1)).toMatchObject({ processed: Number(head), total: Number(head) });
     expect(progress.map((update) => update.total).every((total) => total === Number(head))).toBe(true);
     expect(await readModelOf(rebuilt, allProjections)).toEqual(await readModelOf(incremental, allProjections));
-    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(projection.name)).toBe(head);
+    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(checkpointNameOf(projection))).toBe(head);
   });
 
   it('when every projection is rebuilt into a database file, then its documents (to the byte) and checkpoints equal incremental projection', async () => {
@@ -75,7 +75,7 @@ describe('rebuild', () => {
 
     // As text, so that the order of keys counts too.
     expect(JSON.stringify(await readModelOf(rebuilt, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
-    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(projection.name)).toBe(head);
+    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(checkpointNameOf(projection))).toBe(head);
   });
 
   it('when the event store is a database file, then the rebuild reads it ahead on another thread and equals incremental projection', async () => {
@@ -97,7 +97,7 @@ describe('rebuild', () => {
 
     expect(result.events).toBe(Number(head));
     expect(JSON.stringify(await readModelOf(rebuilt, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
-    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(projection.name)).toBe(head);
+    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(checkpointNameOf(projection))).toBe(head);
   });
 
   it('when the event store cannot read ahead, then the rebuild pages with readAll, asking for the next page before projecting this one', async () => {
@@ -122,6 +122,7 @@ describe('rebuild', () => {
     const readsWhenFirstApplied: number[] = [];
     const observer: Projection = {
       name: 'observer',
+      version: 1,
       collections: ['observed'],
       indexes: {},
       handles: ['ProjectCreated'],
@@ -209,7 +210,7 @@ describe('rebuild', () => {
 
     expect(refused).toEqual([expect.objectContaining({ code: 'DUPLICATE_KEY' })]);
     expect(JSON.stringify(await readModelOf(rebuiltStore, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
-    for (const projection of allProjections) expect(await rebuiltStore.getCheckpoint(projection.name)).toBe(head);
+    for (const projection of allProjections) expect(await rebuiltStore.getCheckpoint(checkpointNameOf(projection))).toBe(head);
   });
 
   it('when a rebuild runs, then the old generation keeps serving until the new one is promoted', async () => {
@@ -217,7 +218,7 @@ describe('rebuild', () => {
     await appendEvents(eventStore, catalogueHistory({ projects: 10, seed: 5 }));
     await projectIncrementally(eventStore, readStore);
     const servedBefore = await readModelOf(readStore, allProjections);
-    const checkpointBefore = await readStore.getCheckpoint('projects');
+    const checkpointBefore = await readStore.getCheckpoint(checkpointNameOf(projectsProjection));
 
     const head = await appendEvents(eventStore, [projectEvent('ProjectRevised', 3, { changes: { name: 'Renamed during the outage' } })]);
     // The embedded store answers at the moment of the call, so reads started from onProgress show what
@@ -229,7 +230,7 @@ describe('rebuild', () => {
       projections: allProjections,
       batchSize: 50,
       onProgress: () => {
-        servedDuringRebuild.push(Promise.all([readStore.get<ProjectDoc>(PROJECTS, 3), readStore.getCheckpoint('projects')]));
+        servedDuringRebuild.push(Promise.all([readStore.get<ProjectDoc>(PROJECTS, 3), readStore.getCheckpoint(checkpointNameOf(projectsProjection))]));
       },
     });
 
@@ -239,7 +240,7 @@ describe('rebuild', () => {
       expect(checkpoint).toBe(checkpointBefore);
     }
     expect((await readStore.get<ProjectDoc>(PROJECTS, 3))?.name).toBe('Renamed during the outage');
-    expect(await readStore.getCheckpoint('projects')).toBe(head);
+    expect(await readStore.getCheckpoint(checkpointNameOf(projectsProjection))).toBe(head);
   });
 
   it('when a projection fails during the rebuild, then the rebuild rejects and the live models stay as they were', async () => {
@@ -249,6 +250,7 @@ describe('rebuild', () => {
     const served = await readModelOf(readStore, allProjections);
     const failing: Projection = {
       name: 'failing',
+      version: 1,
       collections: ['failing_docs'],
       indexes: {},
       handles: ['ProjectRevised'],

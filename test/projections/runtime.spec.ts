@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_CHANGES, changeFeedProjection } from '../../projections/changeFeed.js';
 import { allProjections } from '../../projections/index.js';
-import type { Projection } from '../../projections/projection.js';
+import { alreadyApplied, checkpointNameOf, positionNumber, type PositionedDoc, type Projection } from '../../projections/projection.js';
 import { PROJECTS, projectsProjection } from '../../projections/projects.js';
 import { rebuildProjections } from '../../projections/rebuild.js';
 import { startProjector, type Projector } from '../../projections/runtime.js';
@@ -42,7 +42,7 @@ describe('projector runtime', () => {
     const position = await appendEvents(eventStore, [...referenceCatalogue(), projectCreated(1, { name: 'Live One' })]);
     await projector.waitForPosition(position, 5_000);
     expect(await readStore.get(PROJECTS, 1)).toMatchObject({ name: 'Live One' });
-    expect(await readStore.getCheckpoint('projects')).toBe(position);
+    expect(await readStore.getCheckpoint(checkpointNameOf(projectsProjection))).toBe(position);
   });
 
   it('when a position is never reached, then waitForPosition rejects after its timeout naming the projections behind', async () => {
@@ -81,10 +81,52 @@ describe('projector runtime', () => {
     });
     await projector.waitForPosition(10n, 5_000);
     expect(recording.writes.map((write) => [write.ops.length, write.checkpoints])).toEqual([
-      [4, ['changeFeed@4']],
-      [4, ['changeFeed@8']],
-      [2, ['changeFeed@10']],
+      [4, [`${checkpointNameOf(changeFeedProjection)}@4`]],
+      [4, [`${checkpointNameOf(changeFeedProjection)}@8`]],
+      [2, [`${checkpointNameOf(changeFeedProjection)}@10`]],
     ]);
+  });
+
+  it('when the read models were built by an earlier version of a projection, then the projector rebuilds them before projecting live', async () => {
+    const { eventStore, readStore } = stores();
+    const { logger, lines } = capturingLogger();
+    const shapes = (version: number, shape: string): Projection => ({
+      name: 'shapes',
+      version,
+      collections: ['shapes'],
+      indexes: {},
+      handles: ['ProjectCreated', 'ProjectRevised'],
+      async apply(event, ctx) {
+        const id = (event.data as { project_id: number }).project_id;
+        if (alreadyApplied(await ctx.get<PositionedDoc>('shapes', id), event)) return;
+        ctx.put('shapes', { _id: id, shape, _position: positionNumber(event) });
+      },
+    });
+    const first = await startProjector({ eventStore, readStore, projections: [shapes(1, 'old')], logger: silentLogger() });
+    const head = await appendEvents(eventStore, [projectCreated(1), projectCreated(2), projectEvent('ProjectRevised', 1, { changes: { name: 'Revised' } })]);
+    await first.waitForPosition(head, 5_000);
+    await first.stop();
+    expect((await readStore.find('shapes')).items.map((doc) => doc.shape)).toEqual(['old', 'old']);
+
+    // Live projection alone would leave both documents as they are: each already carries its last event.
+    const projector = await started({ eventStore, readStore, projections: [shapes(2, 'new')], logger });
+    expect((await readStore.find('shapes')).items.map((doc) => doc.shape)).toEqual(['new', 'new']);
+    expect(await readStore.getCheckpoint('shapes@v2')).toBe(head);
+    expect(lines.map((line) => line.msg)).toContain('read models built by an earlier version of their projection: rebuilding them from the log');
+
+    const next = await appendEvents(eventStore, [projectCreated(3)]);
+    await projector.waitForPosition(next, 5_000);
+    expect(await readStore.get('shapes', 3)).toMatchObject({ shape: 'new' });
+  });
+
+  it('when a store was never projected, then the projector projects it live without a rebuild', async () => {
+    const { eventStore, readStore } = stores();
+    const { logger, lines } = capturingLogger();
+    const head = await appendEvents(eventStore, [...referenceCatalogue(), projectCreated(1)]);
+    const projector = await started({ eventStore, readStore, projections: [projectsProjection], logger });
+    await projector.waitForPosition(head, 5_000);
+    expect(lines.map((line) => line.msg)).not.toContain('read models built by an earlier version of their projection: rebuilding them from the log');
+    expect(await readStore.getCheckpoint(checkpointNameOf(projectsProjection))).toBe(head);
   });
 
   it('when a projection keeps failing, then it logs, backs off, keeps its checkpoint before the failing event and catches up once fixed', async () => {
@@ -93,6 +135,7 @@ describe('projector runtime', () => {
     let broken = true;
     const flaky: Projection = {
       name: 'flaky',
+      version: 1,
       collections: ['flaky_published'],
       indexes: {},
       handles: ['ProjectPublished'],
@@ -130,6 +173,7 @@ describe('projector runtime', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     const slow: Projection = {
       name: 'slow',
+      version: 1,
       collections: ['slow_projects'],
       indexes: {},
       handles: ['ProjectCreated'],
@@ -169,7 +213,7 @@ describe('projector runtime', () => {
       await projectInBatches(generation, projection, replayedUpTo, 100);
       await generation.promote();
     }
-    expect(await readStore.getCheckpoint('projects')).toBe(replayedUpTo.at(-1)!.position);
+    expect(await readStore.getCheckpoint(checkpointNameOf(projectsProjection))).toBe(replayedUpTo.at(-1)!.position);
 
     const last = await appendEvents(eventStore, [projectEvent('ProjectRevised', 2, { changes: { name: 'After the promotion' } })]);
     await projector.waitForPosition(last, 10_000);

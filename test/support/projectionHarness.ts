@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { Projection } from '../../projections/projection.js';
+import { checkpointNameOf, type Projection } from '../../projections/projection.js';
 import { applyEvents, projectHalvingOnFailure, UnitOfWork } from '../../projections/unitOfWork.js';
 import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
@@ -49,7 +49,7 @@ export async function projectInBatches(
     await projectHalvingOnFailure(events.slice(start, start + batchSize), async (batch) => {
       const unitOfWork = new UnitOfWork(readStore);
       await applyEvents(projection, handled, batch, unitOfWork);
-      await readStore.write(unitOfWork.ops(), [{ name: projection.name, position: batch.at(-1)!.position }]);
+      await readStore.write(unitOfWork.ops(), [{ name: checkpointNameOf(projection), position: batch.at(-1)!.position }]);
     });
   }
 }

@@ -132,7 +132,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const evaluationUsage = createEvaluationUsage(config.redisUrl);
       cleanups.push(() => evaluationUsage.close());
       // RATE_LIMITS=off: nothing is checked or counted (benchmarks, deployments behind another limiter).
-      const now = () => clock().getTime();
+      // Read per limited request: without an injected clock, no Date is made for it.
+      const now = options.clock ? () => clock().getTime() : Date.now;
       // Durable usage only where there are limits: with RATE_LIMITS=off nothing is counted.
       const usageLedger = config.rateLimits === 'on' ? createUsageLedger(stores.readStore, { logger, now }) : null;
       const limits = usageLedger ? withUsageLedger(createLimits(config.redisUrl, logger, { now }), usageLedger, now) : null;

@@ -5,6 +5,16 @@ import { ApiErrorWithHeaders } from './httpErrors.js';
 
 const unixSeconds = (at: Date) => String(Math.floor(at.getTime() / 1000));
 
+const DAILY_HEADERS = { limit: 'X-Quota-Daily-Limit', remaining: 'X-Quota-Daily-Remaining', reset: 'X-Quota-Daily-Reset' } as const;
+const MONTHLY_HEADERS = { limit: 'X-Quota-Monthly-Limit', remaining: 'X-Quota-Monthly-Remaining', reset: 'X-Quota-Monthly-Reset' } as const;
+
+function setQuotaHeaders(res: Response, names: typeof DAILY_HEADERS | typeof MONTHLY_HEADERS, quota: QuotaState): void {
+  if (quota.limit === null) return;
+  res.setHeader(names.limit, String(quota.limit));
+  res.setHeader(names.remaining, String(quota.remaining));
+  res.setHeader(names.reset, unixSeconds(quota.resetAt));
+}
+
 /**
  * The Limits headers on every response that reached quota checking: RateLimit-* always, the daily and
  * monthly X-Quota-* only where that cap applies, and the overage pair when this request was billed as overage.
@@ -12,14 +22,8 @@ const unixSeconds = (at: Date) => String(Math.floor(at.getTime() / 1000));
 export function setLimitHeaders(res: Response, outcome: ConsumeAllowed | ConsumeRefused, access: AccessContext): void {
   res.setHeader('RateLimit-Limit', String(outcome.rateLimit.limit));
   res.setHeader('RateLimit-Remaining', String(outcome.rateLimit.remaining));
-  const quotaHeaders = (name: 'Daily' | 'Monthly', quota: QuotaState) => {
-    if (quota.limit === null) return;
-    res.setHeader(`X-Quota-${name}-Limit`, String(quota.limit));
-    res.setHeader(`X-Quota-${name}-Remaining`, String(quota.remaining));
-    res.setHeader(`X-Quota-${name}-Reset`, unixSeconds(quota.resetAt));
-  };
-  quotaHeaders('Daily', outcome.daily);
-  quotaHeaders('Monthly', outcome.monthly);
+  setQuotaHeaders(res, DAILY_HEADERS, outcome.daily);
+  setQuotaHeaders(res, MONTHLY_HEADERS, outcome.monthly);
   const overagePrice = access.limitPolicy.overage;
   if (outcome.allowed && outcome.overage && overagePrice) {
     res.setHeader('X-Quota-Overage', 'true');

@@ -7,6 +7,7 @@ import {
   refusalOf,
   type Clock,
   type Limits,
+  type LimitSnapshot,
 } from './limits.js';
 
 /** A calendar counter: the period it counts (Dhaka day or month key) and the units used in it. */
@@ -41,6 +42,17 @@ function currentPeriod(counter: PeriodCounter, period: string, floor: number): P
   return current;
 }
 
+function snapshotOf(current: ClientEnvironmentUsage): LimitSnapshot {
+  return {
+    burstCount: current.burst.length,
+    minuteCount: current.minute.length,
+    burstOldestMs: current.burst[0] ?? null,
+    minuteOldestMs: current.minute[0] ?? null,
+    dayUsed: current.day.used,
+    monthUsed: current.month.used,
+  };
+}
+
 /**
  * Embedded mode: one process, so a consume runs to completion without interleaving and is atomic by
  * construction. Memory per client environment is bounded by its burst and per-minute limits (timestamps
@@ -68,15 +80,7 @@ export function createInProcessLimits(options: { now?: Clock } = {}): Limits {
       pruneWindow(current.burst, request.policy.burst.windowMs, nowMs);
       pruneWindow(current.minute, PER_MINUTE_WINDOW_MS, nowMs);
 
-      const snapshot = () => ({
-        burstCount: current.burst.length,
-        minuteCount: current.minute.length,
-        burstOldestMs: current.burst[0] ?? null,
-        minuteOldestMs: current.minute[0] ?? null,
-        dayUsed: current.day.used,
-        monthUsed: current.month.used,
-      });
-      const before = snapshot();
+      const before = snapshotOf(current);
       const refusal = refusalOf(request, before);
       if (refusal !== null) return consumeResult(request, nowMs, before, refusal);
 
@@ -86,7 +90,7 @@ export function createInProcessLimits(options: { now?: Clock } = {}): Limits {
         current.day.used += request.units;
         current.month.used += request.units;
       }
-      return consumeResult(request, nowMs, snapshot(), null);
+      return consumeResult(request, nowMs, snapshotOf(current), null);
     },
     async close() {
       usage.clear();

@@ -202,6 +202,22 @@ export function assertValidConsumeRequest(request: ConsumeRequest): void {
   const problems: string[] = [];
   if (!Number.isSafeInteger(request.clientId)) problems.push('clientId must be an integer');
   if (!isCount(units)) problems.push('units must be an integer >= 1');
+  if (!validPolicies.has(policy)) problems.push(...policyProblems(policy));
+  const floor = request.usageFloor;
+  if (floor && !(Number.isSafeInteger(floor.day) && floor.day >= 0 && Number.isSafeInteger(floor.month) && floor.month >= 0)) {
+    problems.push('usageFloor figures must be integers >= 0');
+  }
+  if (problems.length > 0) throw new RangeError(`Invalid limits request: ${problems.join('; ')}`);
+}
+
+/**
+ * Policies already found valid: a client's policy object is made once per client document (see
+ * lookupAccess) and comes with every request of that client. Policies are not changed once made.
+ */
+const validPolicies = new WeakSet<LimitPolicy>();
+
+function policyProblems(policy: LimitPolicy): string[] {
+  const problems: string[] = [];
   if (!isCount(policy.burst.limit)) problems.push('burst.limit must be an integer >= 1');
   if (!isCount(policy.burst.windowMs) || policy.burst.windowMs > PER_MINUTE_WINDOW_MS) {
     // The Redis adapter keeps one window: the burst window must be the newest part of the minute.
@@ -210,11 +226,8 @@ export function assertValidConsumeRequest(request: ConsumeRequest): void {
   if (!isCount(policy.perMinute)) problems.push('perMinute must be an integer >= 1');
   if (policy.daily !== null && !isCount(policy.daily)) problems.push('daily must be null or an integer >= 1');
   if (policy.monthly !== null && !isCount(policy.monthly)) problems.push('monthly must be null or an integer >= 1');
-  const floor = request.usageFloor;
-  if (floor && !(Number.isSafeInteger(floor.day) && floor.day >= 0 && Number.isSafeInteger(floor.month) && floor.month >= 0)) {
-    problems.push('usageFloor figures must be integers >= 0');
-  }
-  if (problems.length > 0) throw new RangeError(`Invalid limits request: ${problems.join('; ')}`);
+  if (problems.length === 0) validPolicies.add(policy);
+  return problems;
 }
 
 /** The floor's day and month figures that apply to the limiter's own periods (0 for any other period). */

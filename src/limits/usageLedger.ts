@@ -3,7 +3,6 @@ import type { KeyEnvironment } from '../access/accessContext.js';
 import type { Logger } from '../logger.js';
 import type { ReadStore, WriteOp } from '../readStore/readStore.js';
 import {
-  dhakaDayKey,
   dhakaDayOf,
   dhakaMonthKey,
   type Clock,
@@ -84,20 +83,6 @@ export interface UsageLedger {
   close(): Promise<void>;
 }
 
-/** The period keys of a reset instant, memoised: consecutive requests share the same resets. */
-function periodKeyOf(keyOf: (at: Date) => string) {
-  let lastResetMs = Number.NaN;
-  let lastKey = '';
-  return (resetAt: Date): string => {
-    const resetMs = resetAt.getTime();
-    if (resetMs !== lastResetMs) {
-      lastResetMs = resetMs;
-      lastKey = keyOf(new Date(resetMs - 1));
-    }
-    return lastKey;
-  };
-}
-
 export function createUsageLedger(
   readStore: ReadStore,
   options: { logger: Logger; now?: Clock; flushIntervalMs?: number; writer?: string },
@@ -106,8 +91,6 @@ export function createUsageLedger(
   const now = options.now ?? Date.now;
   const writer = options.writer ?? `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
   const months = new Map<string, MonthUsage>();
-  const dayOfReset = periodKeyOf(dhakaDayKey);
-  const monthOfReset = periodKeyOf(dhakaMonthKey);
   const indexes = readStore.ensureIndexes(USAGE_COLLECTION, [{ keys: [['client_id', 1], ['environment', 1], ['month', 1]] }]);
   let flushing: Promise<void> | null = null;
   let flushFailing = false;
@@ -225,8 +208,10 @@ export function createUsageLedger(
     },
 
     observe(clientId, environment, result, overagePrice) {
-      const usage = monthUsage(clientId, environment, monthOfReset(result.monthly.resetAt));
-      let changed = raiseDay(usage, dayOfReset(result.daily.resetAt), result.daily.used);
+      // The day the limiter counted in: the one its daily reset ends (the same shared day as the consume's).
+      const { dayKey, monthKey } = dhakaDayOf(result.daily.resetAt.getTime() - 1);
+      const usage = monthUsage(clientId, environment, monthKey);
+      let changed = raiseDay(usage, dayKey, result.daily.used);
       if (result.monthly.used > usage.monthUsed) {
         usage.monthUsed = result.monthly.used;
         changed = true;

@@ -34,12 +34,12 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { limitsKeys } from '../../src/limits/redisLimits.js';
+import { freePort } from '../support/http.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 5 * 60_000;
@@ -96,14 +96,6 @@ function parseOptions(argv: readonly string[]): Options {
   }
   if (options.rounds > options.duration) usage();
   return options;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 function startProcess(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {

@@ -4,7 +4,8 @@ import { createInProcessLimits } from '../../src/limits/inProcessLimits.js';
 import type { ConsumeRequest, ConsumeResult, LimitPolicy } from '../../src/limits/limits.js';
 import { createRedisLimits, REDIS_CONSUME_BATCH } from '../../src/limits/redisLimits.js';
 import { randomSource } from '../support/catalogueEvents.js';
-import { freePort, OwnRedis, redisServerBinary } from '../support/ownRedis.js';
+import { freePort } from '../support/http.js';
+import { OwnRedis, redisServerBinary } from '../support/ownRedis.js';
 import { limitsContract } from './limitsContract.js';
 
 const redisUrl = process.env.REDIS_URL;

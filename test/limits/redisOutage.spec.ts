@@ -4,7 +4,8 @@ import type { PlanLimits } from '../../src/limits/planLimits.js';
 import { minute, projectCreated, projectEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, UNLIMITED_FOR_TESTS, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
 import { request } from '../support/http.js';
-import { answersPing, eventually, freePort, OwnRedis, redisServerBinary as redisServer } from '../support/ownRedis.js';
+import { freePort } from '../support/http.js';
+import { answersPing, eventually, OwnRedis, redisServerBinary as redisServer } from '../support/ownRedis.js';
 
 /**
  * A Redis outage end to end, against a redis-server of this suite's own (never the shared one on 6379,

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 /** One answered HTTP request, body already read (JSON when the response says so). */
 export interface Answer<Body = any> {
   status: number;
@@ -25,4 +27,13 @@ export async function request<Body = any>(baseUrl: string, path: string, options
   const text = await response.text();
   const isJson = response.headers.get('content-type')?.includes('application/json') ?? false;
   return { status: response.status, headers: response.headers, body: isJson && text !== '' ? JSON.parse(text) : text };
+}
+
+/** A loopback port nothing listens on: bound, then released. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -25,15 +25,6 @@ export function onPath(binary: string): string | null {
 }
 
 export const redisServerBinary = onPath('redis-server');
-
-/** A loopback port nothing listens on: bound, then released. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** True when a Redis answers PING on the port within a short deadline. */
 export function answersPing(port: number): Promise<boolean> {

@@ -22,6 +22,7 @@ import { createQueryRouter } from '../../queries/queryRoute.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { requestContext } from './requestContext.js';
 import { requestSigning } from './requestSigning.js';
+import { noStore, securityHeaders } from './securityHeaders.js';
 import { answeredNotModified } from './responses.js';
 import type { LinkSigner } from './signedLinks.js';
 
@@ -101,6 +102,7 @@ function apiRouter(deps: AppDeps): Router {
 /** `/admin`: one authentication pass, then the admin OpenAPI document and the `/admin/v1` commands. */
 function adminRouter(deps: AppDeps): Router {
   const router = Router();
+  router.use(noStore);
   router.use(adminAuth(deps.adminToken));
   router.get('/openapi.yaml', staticDocument('application/yaml', () => adminOpenApiYaml(adminRoutes)));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
@@ -118,6 +120,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   // Our handlers set ETags from what identifies a payload; express's body hash would also cover meta.
   app.set('etag', false);
+  app.use(securityHeaders);
   app.use(requestContext(deps.logger));
   app.use('/v1', apiRouter(deps));
   app.use('/admin', adminRouter(deps));

@@ -9,6 +9,7 @@ import { createUsageLedger, withUsageLedger } from './limits/usageLedger.js';
 import { createNonceStore } from './access/nonceStore.js';
 import { createRedisCacheHealth, inProcessCacheHealth, type CacheHealth } from './cache/cacheHealth.js';
 import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, type Config } from './config.js';
+import { ensurePrivateDataDir } from './dataDir.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import { resolveAdminToken } from './http/adminAuth.js';
@@ -96,6 +97,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       },
       'starting',
     );
+    // Embedded stores and generated secrets live there; with both servers and both secrets set it is unused.
+    const usesDataDir = !config.eventStoreUrl || !config.mongodbUrl || config.adminToken === undefined || config.linkSigningSecret === undefined;
+    if (usesDataDir) await ensurePrivateDataDir(config.dataDir, logger);
     const stores = options.stores ?? (await openStores(config));
     cleanups.push(() => stores.eventStore.close(), () => stores.readStore.close());
     // Before the (possibly long) first-start seed, so an unusable token file fails the start at once.

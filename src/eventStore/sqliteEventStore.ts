@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { createPrivateDatabaseFile } from '../dataDir.js';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -292,6 +293,7 @@ function firstRevisionFor(expected: ExpectedRevision): number | undefined {
  * so that several processes on one file serialise instead of failing on a read-to-write lock upgrade.
  */
 export function createSqliteEventStore(options: { file: string }): SqliteEventStore {
+  createPrivateDatabaseFile(options.file);
   const db = new Database(options.file);
   // Set first: switching a new file to WAL takes a lock that other processes opening it may hold.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../dataDir.js';
 
 export interface SecretFile {
   secret: string;
@@ -16,11 +17,11 @@ export interface SecretFile {
  * secret.
  */
 export async function ensureSecretFile(dataDir: string, fileName: string, minLength: number): Promise<SecretFile> {
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const path = join(dataDir, fileName);
   let created = true;
   try {
-    await writeFile(path, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    await writeFile(path, `${randomBytes(32).toString('base64url')}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     created = false;

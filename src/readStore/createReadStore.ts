@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDirSync } from '../dataDir.js';
 import { createEmbeddedReadStore } from './embeddedReadStore.js';
 import { createMongoReadStore } from './mongoReadStore.js';
 import type { ReadStore } from './readStore.js';
@@ -12,6 +12,6 @@ export function createReadStore(options: { mongodbUrl?: string; mongodbDb?: stri
   if (options.mongodbUrl) {
     return createMongoReadStore({ url: options.mongodbUrl, ...(options.mongodbDb ? { dbName: options.mongodbDb } : {}) });
   }
-  mkdirSync(options.dataDir, { recursive: true });
+  makePrivateDirSync(options.dataDir);
   return createEmbeddedReadStore({ file: join(options.dataDir, 'readmodels.sqlite') });
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { createPrivateDatabaseFile } from '../dataDir.js';
 import { assertNever } from '../domain/decider.js';
 import {
   DuplicateKeyError,
@@ -1325,6 +1326,7 @@ class EmbeddedEngine implements StoreView {
   private readonly statements: Statements;
 
   constructor(file: string) {
+    createPrivateDatabaseFile(file);
     this.db = new Database(file);
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma('journal_mode = WAL');

@@ -3,6 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { KeyEnvironment } from '../access/accessContext.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../dataDir.js';
 import type { AdminDeps } from '../http/adminRoute.js';
 import { CommandRunner } from './demoCatalogue.js';
 
@@ -36,7 +37,7 @@ export async function seedDemoClient(deps: AdminDeps): Promise<DemoClient> {
  * earlier run left with wider permissions. Returns its path.
  */
 export async function writeDemoApiKeyFile(dataDir: string, demo: DemoClient): Promise<string> {
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const path = join(dataDir, DEMO_API_KEYS_FILE_NAME);
   const text = [
     `# API keys of the demo client "${DEMO_CLIENT_NAME}" (client ${demo.clientId}, plan ${DEMO_CLIENT_PLAN}), issued on the first start.`,
@@ -46,7 +47,7 @@ export async function writeDemoApiKeyFile(dataDir: string, demo: DemoClient): Pr
     '',
   ].join('\n');
   const temporary = `${path}.${randomUUID()}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
+  await writeFile(temporary, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   await rename(temporary, path);
   return path;
 }

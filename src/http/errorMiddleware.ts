@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../domain/errors.js';
-import type { Logger } from '../logger.js';
+import { scrubSecrets, type Logger } from '../logger.js';
 import { ApiErrorWithHeaders, BadRequest, PayloadTooLarge, UnsupportedMediaType } from './httpErrors.js';
 import { findRequestContext } from './requestContext.js';
 import { sendError } from './responses.js';
@@ -25,7 +25,7 @@ function clientErrorOf(error: unknown): ApiError | null {
 export function errorMiddleware(logger: Logger) {
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     const context = findRequestContext(res);
-    const log = (context?.logger ?? logger).child({ method: req.method, path: context?.path ?? req.path });
+    const log = (context?.logger ?? logger).child({ method: req.method, path: scrubSecrets(context?.path ?? req.path) });
     if (res.headersSent) {
       log.error({ err: error }, 'error after the response started; closing the connection');
       next(error);

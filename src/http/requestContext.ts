@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../logger.js';
+import { looksLikeSecret, scrubSecrets, type Logger } from '../logger.js';
 
 /** Per-request state every handler and the error middleware rely on (kept in `res.locals`). */
 export interface RequestContext {
   requestId: string;
   method: string;
-  /** The full path as received, without the query string (query strings can carry signed-link signatures). */
+  /**
+   * The full path as received, without the query string (query strings can carry signed-link signatures).
+   * Pasted keys can be in it: log it through scrubSecrets.
+   */
   path: string;
   /** `performance.now()` when the request arrived. */
   startedAt: number;
@@ -14,8 +17,13 @@ export interface RequestContext {
   logger: Logger;
 }
 
-/** An incoming id is kept when it is short and made of characters that are safe in logs and headers. */
+/**
+ * An incoming id is kept when it is short, made of characters that are safe in logs and headers, and not
+ * shaped like a key or token: it is echoed and logged as it is.
+ */
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const acceptableRequestId = (incoming: string | undefined): incoming is string =>
+  incoming !== undefined && ACCEPTABLE_REQUEST_ID.test(incoming) && !looksLikeSecret(incoming);
 
 const CONTEXT_KEY = 'requestContext';
 
@@ -37,7 +45,7 @@ export function requestContextOf(res: Response): RequestContext {
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.get('x-request-id');
-    const requestId = incoming !== undefined && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = acceptableRequestId(incoming) ? incoming : randomUUID();
     let requestLogger: Logger | undefined;
     const context: RequestContext = {
       requestId,
@@ -56,7 +64,7 @@ export function requestContext(logger: Logger) {
       context.logger.info(
         {
           method: context.method,
-          path: context.path,
+          path: scrubSecrets(context.path),
           status: res.statusCode,
           durationMs: Math.round((performance.now() - context.startedAt) * 10) / 10,
         },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM } from '../src/catalogue/text.js';
 import { NotFound } from '../src/domain/errors.js';
 import type { Doc, ReadStore } from '../src/readStore/readStore.js';
 
@@ -18,7 +19,12 @@ const wholeNumber = (min: number, max: number, description: string) =>
 export const pageParameter = wholeNumber(1, 1_000_000, 'Page number, from 1 (default 1).').optional();
 export const perPageParameter = wholeNumber(1, MAX_PER_PAGE, `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}); more is refused with 422, never clamped.`).optional();
 
-export const qParameter = z.string().max(200).meta({ description: 'Free text, matched case-insensitively against names and slugs.' }).optional();
+export const qParameter = z
+  .string()
+  .max(200)
+  .regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM)
+  .meta({ description: 'Free text on one line, matched case-insensitively against names and slugs.' })
+  .optional();
 
 export const updatedSinceSchema = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-01-31T12:00:00Z' })

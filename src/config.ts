@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cidrSchema } from './access/networkControls.js';
+import type { HttpServerOptions } from './http/httpServer.js';
 
 /**
  * Service configuration from the environment. Only the variables below are read; anything else in the
@@ -34,6 +35,8 @@ export interface Config {
   evaluationRequestLimit: number;
   /** `off`: no rate limits or quotas are checked and no limit headers are sent (benchmarks, deployments behind another limiter). */
   rateLimits: RateLimitsMode;
+  /** Time limits on receiving requests and the bound on open connections (src/http/httpServer.ts). */
+  httpServer: HttpServerOptions;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -124,6 +127,10 @@ const environmentSchema = z.object({
     TRUSTED_PROXIES: withDefault(cidrList, ''),
     EVALUATION_REQUEST_LIMIT: withDefault(integer(1, 10_000_000), '5000'),
     RATE_LIMITS: withDefault(z.enum(RATE_LIMITS_MODES, { error: `must be one of ${RATE_LIMITS_MODES.join(', ')}` }), 'on'),
+    HTTP_HEADERS_TIMEOUT_MS: withDefault(integer(100, 600_000), '10000'),
+    HTTP_REQUEST_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '30000'),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: withDefault(integer(100, 600_000), '5000'),
+    HTTP_MAX_CONNECTIONS: withDefault(integer(1, 1_000_000), '10000'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -144,6 +151,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Replicas must sign and verify links alike, so a per-machine generated secret will not do.
   if (externalStoreSet && known.LINK_SIGNING_SECRET === undefined) {
     addProblem('LINK_SIGNING_SECRET', `is required (at least ${ADMIN_TOKEN_MIN_LENGTH} characters) when EVENTSTORE_URL or MONGODB_URL is set`);
+  }
+  // Node refuses to create a server whose head may take longer than the whole request.
+  const headersTimeout = environmentSchema.shape.HTTP_HEADERS_TIMEOUT_MS.safeParse(known.HTTP_HEADERS_TIMEOUT_MS);
+  const requestTimeout = environmentSchema.shape.HTTP_REQUEST_TIMEOUT_MS.safeParse(known.HTTP_REQUEST_TIMEOUT_MS);
+  if (headersTimeout.success && requestTimeout.success && headersTimeout.data > requestTimeout.data) {
+    addProblem('HTTP_HEADERS_TIMEOUT_MS', 'must not be greater than HTTP_REQUEST_TIMEOUT_MS');
   }
   if (!parsed.success || Object.keys(problems).length > 0) throw new ConfigError(problems);
   const vars = parsed.data;
@@ -168,6 +181,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: vars.TRUSTED_PROXIES,
     evaluationRequestLimit: vars.EVALUATION_REQUEST_LIMIT,
     rateLimits: vars.RATE_LIMITS,
+    httpServer: {
+      headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: vars.HTTP_MAX_CONNECTIONS,
+    },
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

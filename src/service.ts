@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
 import { startProjector, type Projector } from '../projections/runtime.js';
@@ -14,6 +14,7 @@ import { createEventStore } from './eventStore/createEventStore.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import { resolveAdminToken } from './http/adminAuth.js';
 import { createApp } from './http/app.js';
+import { createHttpServer } from './http/httpServer.js';
 import { ensureSecretFile } from './http/secretFile.js';
 import { createLinkSigner } from './http/signedLinks.js';
 import type { Logger } from './logger.js';
@@ -160,7 +161,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         ...(usageLedger ? { pendingUsage: usageLedger } : {}),
         evaluationRequestLimit: config.evaluationRequestLimit,
       });
-      const listening = createServer(app);
+      const listening = createHttpServer(app, config.httpServer, logger);
       listening.listen(config.port, config.host);
       // Rejects with the 'error' (e.g. EADDRINUSE) when listening fails.
       await once(listening, 'listening');

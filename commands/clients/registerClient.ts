@@ -5,8 +5,9 @@ import { planKeySchema } from '../../src/access/plan.js';
 import { planLimitsSchema } from '../../src/limits/planLimits.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
+import { singleLineText } from '../../src/catalogue/text.js';
 
-export const clientNameSchema = z.string().trim().min(1).max(200);
+export const clientNameSchema = singleLineText(200, { min: 1 });
 
 export const clientPlanSchema = planKeySchema.meta({ description: 'The key of an active plan.', example: 'starter' });
 

@@ -4,13 +4,14 @@ import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js'
 import { slugSchema } from '../../src/catalogue/slug.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
+import { longText, singleLineText } from '../../src/catalogue/text.js';
 
 export const createCommunitySchema = z
   .object({
     state_id: z.number().int().positive().meta({ description: 'The state the community lies in; must exist.' }),
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
-    description: z.string().max(20_000).default(''),
+    description: longText(20_000).default(''),
     banner: imageRefSchema.nullable().default(null),
     location: locationSchema.nullable().default(null),
   })

@@ -5,14 +5,15 @@ import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js'
 import { slugSchema } from '../../src/catalogue/slug.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
+import { longText, singleLineText } from '../../src/catalogue/text.js';
 
 /** Every field is optional; null clears banner or location. */
 export const reviseCommunitySchema = z
   .object({
     state_id: z.number().int().positive().meta({ description: 'Moves the community to another existing state.' }),
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
-    description: z.string().max(20_000),
+    description: longText(20_000),
     banner: imageRefSchema.nullable(),
     location: locationSchema.nullable(),
   })

@@ -4,10 +4,12 @@ import { imageRefSchema } from '../../src/catalogue/imageRef.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
+import { longText, SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM, singleLineText } from '../../src/catalogue/text.js';
 
 export const websiteSchema = z
   .url({ protocol: /^https?$/, hostname: z.regexes.domain })
   .max(2048)
+  .regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM)
   .meta({ description: 'The developer\'s own site (http or https).', example: 'https://www.example-developer.ae' });
 
 export const establishedYearSchema = z
@@ -18,9 +20,9 @@ export const establishedYearSchema = z
 
 export const createDeveloperSchema = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
-    description: z.string().max(20_000).default(''),
+    description: longText(20_000).default(''),
     website: websiteSchema.nullable().default(null),
     logo: imageRefSchema.nullable().default(null),
     established_year: establishedYearSchema.nullable().default(null),

@@ -6,13 +6,14 @@ import { slugSchema } from '../../src/catalogue/slug.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 import { establishedYearSchema, refuseFutureYear, websiteSchema } from './createDeveloper.js';
+import { longText, singleLineText } from '../../src/catalogue/text.js';
 
 /** Every field is optional; null clears website, logo or established_year. */
 export const reviseDeveloperSchema = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
-    description: z.string().max(20_000),
+    description: longText(20_000),
     website: websiteSchema.nullable(),
     logo: imageRefSchema.nullable(),
     established_year: establishedYearSchema.nullable(),

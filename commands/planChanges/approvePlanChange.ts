@@ -8,6 +8,7 @@ import {
 } from '../../src/access/planChangeRequest.js';
 import { currencySchema } from '../../src/catalogue/project.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
+import { singleLineText } from '../../src/catalogue/text.js';
 
 /**
  * The bounds keep every amount and total an exact integer: 100 lines × 1,000 × 10^10 stays below
@@ -19,7 +20,7 @@ const MAX_UNIT_AMOUNT = 10_000_000_000;
 
 const invoiceLineSchema = z
   .object({
-    description: z.string().trim().min(1).max(200),
+    description: singleLineText(200, { min: 1 }),
     quantity: z.number().int().min(1).max(MAX_QUANTITY),
     unit_amount: z
       .number()

@@ -7,9 +7,10 @@ import {
   type PlanChangeRequestEvent,
 } from '../../src/access/planChangeRequest.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
+import { longText } from '../../src/catalogue/text.js';
 
 export const rejectPlanChangeSchema = z
-  .object({ reason: z.string().trim().min(1).max(2000).meta({ description: 'Why staff turned the request down; shown to the client.' }) })
+  .object({ reason: longText(2000, { min: 1, trim: true }).meta({ description: 'Why staff turned the request down; shown to the client.' }) })
   .strict();
 
 export type RejectPlanChange = z.infer<typeof rejectPlanChangeSchema> & PlanChangeOfClient;

@@ -3,11 +3,12 @@ import type { PlanChangeRequest, PlanChangeRequestEvent } from '../../src/access
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
 import { clientPlanSchema } from '../clients/registerClient.js';
+import { longText } from '../../src/catalogue/text.js';
 
 export const submitPlanChangeSchema = z
   .object({
     plan: clientPlanSchema.meta({ description: 'The key of the active plan the client asks to move to.', example: 'professional' }),
-    note: z.string().trim().min(1).max(2000).optional().meta({ description: "The client's reasons or wishes, for the reviewing staff." }),
+    note: longText(2000, { min: 1, trim: true }).optional().meta({ description: "The client's reasons or wishes, for the reviewing staff." }),
   })
   .strict();
 

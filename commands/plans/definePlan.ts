@@ -5,8 +5,9 @@ import { entitlementListSchema, entitlementsInSpecOrder, scopeListSchema, scopes
 import { planKeySchema, type Plan, type PlanEvent } from '../../src/access/plan.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
+import { singleLineText } from '../../src/catalogue/text.js';
 
-export const planNameSchema = z.string().trim().min(1).max(200);
+export const planNameSchema = singleLineText(200, { min: 1 });
 
 /** Kept in the order of DETAIL_FIELDS, so equal sets are equal lists. */
 export const detailFieldsSchema = z

@@ -3,6 +3,7 @@ import type { StateEvent, StateRegion } from '../../src/catalogue/state.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
+import { singleLineText } from '../../src/catalogue/text.js';
 
 export const countryCodeSchema = z
   .string()
@@ -11,7 +12,7 @@ export const countryCodeSchema = z
 
 export const createStateSchema = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
     country_code: countryCodeSchema,
   })

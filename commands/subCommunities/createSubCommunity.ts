@@ -3,6 +3,7 @@ import { slugSchema } from '../../src/catalogue/slug.js';
 import type { SubCommunity, SubCommunityEvent } from '../../src/catalogue/subCommunity.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
+import { longText, singleLineText } from '../../src/catalogue/text.js';
 
 export const createSubCommunitySchema = z
   .object({
@@ -11,9 +12,9 @@ export const createSubCommunitySchema = z
       .int()
       .positive()
       .meta({ description: 'The community it belongs to; must exist. Its state is that community\'s state.' }),
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
-    description: z.string().max(20_000).default(''),
+    description: longText(20_000).default(''),
   })
   .strict();
 

@@ -4,13 +4,14 @@ import { slugSchema } from '../../src/catalogue/slug.js';
 import type { SubCommunity, SubCommunityEvent } from '../../src/catalogue/subCommunity.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
+import { longText, singleLineText } from '../../src/catalogue/text.js';
 
 export const reviseSubCommunitySchema = z
   .object({
     community_id: z.number().int().positive().meta({ description: 'Moves the sub-community to another existing community.' }),
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
-    description: z.string().max(20_000),
+    description: longText(20_000),
   })
   .partial()
   .strict()

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { bedroomsFitKind, bedroomsRuleFor, unitTypeKinds, type UnitType, type UnitTypeEvent, type UnitTypeKind } from '../../src/catalogue/unitType.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
+import { singleLineText } from '../../src/catalogue/text.js';
 
 export const unitTypeKindSchema = z.enum(unitTypeKinds).meta({
   description: 'studio: bedrooms 0; bedrooms: bedrooms 1..5; bedrooms_or_more: bedrooms 6 (shown as 6+); other: bedrooms null (offices, retail, duplex).',
@@ -9,7 +10,7 @@ export const unitTypeKindSchema = z.enum(unitTypeKinds).meta({
 
 export const createUnitTypeSchema = z
   .object({
-    name: z.string().trim().min(1).max(100).meta({ example: '2 Bedrooms' }),
+    name: singleLineText(100, { min: 1 }).meta({ example: '2 Bedrooms' }),
     kind: unitTypeKindSchema,
     bedrooms: z.number().int().min(0).nullable().meta({ description: 'Must match kind (see kind).' }),
     sort_order: z.number().int().meta({ description: 'Position in catalog metadata unit_types, ascending.' }),

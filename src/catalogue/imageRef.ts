@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleLineText } from './text.js';
 
 /**
  * A stored picture's master file. `key` is derived from the file's content, so it changes whenever the
@@ -6,8 +7,8 @@ import { z } from 'zod';
  */
 export const imageRefSchema = z
   .object({
-    key: z.string().min(1).max(200).meta({ description: 'Content-derived key of the master file (e.g. a sha256 hex prefix).' }),
-    file_name: z.string().min(1).max(255),
+    key: singleLineText(200, { min: 1 }).meta({ description: 'Content-derived key of the master file (e.g. a sha256 hex prefix).' }),
+    file_name: singleLineText(255, { min: 1 }),
     content_type: z.enum(['image/jpeg', 'image/png', 'image/webp']),
     width: z.number().int().positive(),
     height: z.number().int().positive(),

@@ -4,6 +4,7 @@ import { ApiError, NotFound, ValidationFailed } from '../domain/errors.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
 import { imageRefSchema, locationSchema, type ImageRef } from './imageRef.js';
 import { slugSchema } from './slug.js';
+import { longText, SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM, singleLineText } from './text.js';
 
 // Values. The zod schemas are the one definition of each shape: commands parse with them, the types
 // below are inferred from them, and the admin responses document them.
@@ -18,7 +19,7 @@ export type ProjectStatus = (typeof projectStatuses)[number];
 
 /** Stored as given (a number or a text such as "1,200 - 1,500"); the read side rounds keeping the type. */
 export const areaSchema = z
-  .union([z.number().nonnegative(), z.string().trim().min(1).max(100)])
+  .union([z.number().nonnegative(), singleLineText(100, { min: 1 })])
   .nullable()
   .meta({ description: 'Area as given: a number, a text, or null.' });
 
@@ -30,7 +31,7 @@ export const currencySchema = z
 /** Core fields an editor sets on create and may revise later (status, published and deleted have their own commands). */
 export const projectFieldsSchema = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
     developer_id: idSchema,
     state_id: idSchema,
@@ -45,22 +46,22 @@ export const projectFieldsSchema = z
     area_from: areaSchema,
     area_to: areaSchema,
     completion_date: z.iso.date().nullable(),
-    overview: z.string().max(20_000),
-    description: z.string().max(50_000),
-    master_plan: z.string().max(20_000),
-    property_no: z.string().max(100),
-    license_no: z.string().max(100),
-    project_types: z.array(z.string().trim().min(1).max(100)).max(20),
-    video_description: z.string().max(5_000),
+    overview: longText(20_000),
+    description: longText(50_000),
+    master_plan: longText(20_000),
+    property_no: singleLineText(100),
+    license_no: singleLineText(100),
+    project_types: z.array(singleLineText(100, { min: 1 })).max(20),
+    video_description: longText(5_000),
     down_payment_percent: z.number().min(0).max(100).nullable(),
-    service_charges: z.string().max(500).nullable(),
+    service_charges: singleLineText(500).nullable(),
   })
   .strict();
 export type ProjectFields = z.infer<typeof projectFieldsSchema>;
 
 export const floorPlanFieldsSchema = z
   .object({
-    title: z.string().trim().min(1).max(200),
+    title: singleLineText(200, { min: 1 }),
     unit_type_id: idSchema.nullable(),
     area: areaSchema,
     price: z.number().nonnegative().nullable(),
@@ -71,16 +72,16 @@ export type FloorPlan = { floor_plan_id: number } & FloorPlanFields & { image: I
 
 export const milestoneSchema = z
   .object({
-    label: z.string().trim().min(1).max(200),
+    label: singleLineText(200, { min: 1 }),
     percent: z.number().gt(0).max(100),
-    due: z.string().trim().min(1).max(200).nullable().meta({ description: 'When it falls due, as text (e.g. "On handover").' }),
+    due: singleLineText(200, { min: 1 }).nullable().meta({ description: 'When it falls due, as text (e.g. "On handover").' }),
   })
   .strict();
 export type Milestone = z.infer<typeof milestoneSchema>;
 
 export const paymentPlanFieldsSchema = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: singleLineText(200, { min: 1 }),
     milestones: z.array(milestoneSchema).min(1).max(50).meta({ description: 'Percents sum to 100.' }),
   })
   .strict();
@@ -89,7 +90,7 @@ export type PaymentPlan = { payment_plan_id: number } & PaymentPlanFields;
 
 export const galleryPictureFieldsSchema = z
   .object({
-    caption: z.string().trim().max(500).nullable(),
+    caption: singleLineText(500).nullable(),
     position: z.number().int().nonnegative(),
   })
   .strict();
@@ -98,8 +99,8 @@ export type GalleryPictureFields = z.infer<typeof galleryPictureFieldsSchema>;
 export type GalleryPicture = { media_id: number } & GalleryPictureFields & { image: ImageRef };
 
 const storedFileFields = {
-  key: z.string().min(1).max(200).meta({ description: 'Content-derived key of the stored file.' }),
-  file_name: z.string().min(1).max(255),
+  key: singleLineText(200, { min: 1 }).meta({ description: 'Content-derived key of the stored file.' }),
+  file_name: singleLineText(255, { min: 1 }),
   size_bytes: z.number().int().positive(),
 };
 
@@ -114,12 +115,12 @@ export const videoFileSchema = z
   .strict();
 export type VideoFile = z.infer<typeof videoFileSchema>;
 
-const webUrlSchema = z.url({ protocol: /^https?$/ }).max(2_000);
+const webUrlSchema = z.url({ protocol: /^https?$/ }).max(2_000).regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM);
 
 export const videoSchema = z
   .object({
-    title: z.string().trim().min(1).max(200),
-    description: z.string().max(5_000).nullable(),
+    title: singleLineText(200, { min: 1 }),
+    description: longText(5_000).nullable(),
     external_url: webUrlSchema.nullable(),
     file: videoFileSchema.nullable(),
     thumbnail: imageRefSchema.nullable(),
@@ -128,36 +129,36 @@ export const videoSchema = z
 export type Video = z.infer<typeof videoSchema>;
 
 export const amenitySchema = z
-  .object({ name: z.string().trim().min(1).max(200), icon: z.string().trim().min(1).max(100).nullable() })
+  .object({ name: singleLineText(200, { min: 1 }), icon: singleLineText(100, { min: 1 }).nullable() })
   .strict();
 export type Amenity = z.infer<typeof amenitySchema>;
 
 export const nearbyPlaceSchema = z
   .object({
-    name: z.string().trim().min(1).max(200),
-    category: z.string().trim().min(1).max(100),
+    name: singleLineText(200, { min: 1 }),
+    category: singleLineText(100, { min: 1 }),
     distance_km: z.number().nonnegative(),
   })
   .strict();
 export type NearbyPlace = z.infer<typeof nearbyPlaceSchema>;
 
 export const paymentMethodSchema = z
-  .object({ name: z.string().trim().min(1).max(200), description: z.string().max(2_000).nullable() })
+  .object({ name: singleLineText(200, { min: 1 }), description: longText(2_000).nullable() })
   .strict();
 export type PaymentMethod = z.infer<typeof paymentMethodSchema>;
 
 export const faqSchema = z
-  .object({ question: z.string().trim().min(1).max(1_000), answer: z.string().trim().min(1).max(10_000) })
+  .object({ question: singleLineText(1_000, { min: 1 }), answer: longText(10_000, { min: 1, trim: true }) })
   .strict();
 export type Faq = z.infer<typeof faqSchema>;
 
-export const virtualTourSchema = z.object({ title: z.string().trim().min(1).max(200), url: webUrlSchema }).strict();
+export const virtualTourSchema = z.object({ title: singleLineText(200, { min: 1 }), url: webUrlSchema }).strict();
 export type VirtualTour = z.infer<typeof virtualTourSchema>;
 
 export const floorPlateSchema = z
   .object({
-    title: z.string().trim().min(1).max(200),
-    floors: z.string().trim().min(1).max(100).nullable().meta({ description: 'Floors the plate applies to, e.g. "5-12".' }),
+    title: singleLineText(200, { min: 1 }),
+    floors: singleLineText(100, { min: 1 }).nullable().meta({ description: 'Floors the plate applies to, e.g. "5-12".' }),
     image: imageRefSchema.nullable(),
   })
   .strict();

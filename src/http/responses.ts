@@ -46,10 +46,25 @@ export function sendData(
   res.status(status).json({ data, meta: responseMeta(res, options.meta) });
 }
 
-export function sendError(
-  res: Response,
-  status: number,
-  error: { code: string; message: string; details: Record<string, unknown>; envelope?: Record<string, unknown> },
-): void {
-  res.status(status).json({ ...error.envelope, error: { code: error.code, message: error.message, details: error.details }, meta: responseMeta(res) });
+export interface ErrorDescription {
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+  envelope?: Record<string, unknown>;
+}
+
+/**
+ * The spec's error body `{ error: { code, message, details }, meta }`; the one place it is shaped, for
+ * express's responses and for the refusals written straight to a socket (src/http/httpServer.ts).
+ */
+export function errorBody(error: ErrorDescription, requestId: string) {
+  return {
+    ...error.envelope,
+    error: { code: error.code, message: error.message, details: error.details },
+    meta: { request_id: requestId, generated_at: new Date().toISOString() } satisfies ResponseMeta,
+  };
+}
+
+export function sendError(res: Response, status: number, error: ErrorDescription): void {
+  res.status(status).json(errorBody(error, requestContextOf(res).requestId));
 }

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       trustedProxies: [],
       evaluationRequestLimit: 5000,
       rateLimits: 'on',
+      httpServer: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000 },
       mode: 'embedded',
     });
   });
@@ -149,6 +150,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ RATE_LIMITS: '' }).rateLimits).toBe('on');
     expect(problemsOf({ RATE_LIMITS: 'false' })).toEqual({ RATE_LIMITS: 'must be one of on, off' });
     expect(problemsOf({ RATE_LIMITS: 'OFF' })).toEqual({ RATE_LIMITS: 'must be one of on, off' });
+  });
+
+  it('when the HTTP server limits are set, then they are parsed; out of range or a head timeout over the request timeout, then a ConfigError names each', () => {
+    expect(
+      loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000', HTTP_MAX_CONNECTIONS: '500' })
+        .httpServer,
+    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 65_000, maxConnections: 500 });
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toEqual({ HTTP_HEADERS_TIMEOUT_MS: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS' });
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4999' })).toEqual({
+      HTTP_HEADERS_TIMEOUT_MS: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+    });
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '0', HTTP_REQUEST_TIMEOUT_MS: '1h', HTTP_KEEP_ALIVE_TIMEOUT_MS: '99', HTTP_MAX_CONNECTIONS: '0', PORT: 'x' })).toEqual({
+      HTTP_HEADERS_TIMEOUT_MS: 'must be at least 100',
+      HTTP_REQUEST_TIMEOUT_MS: 'must be a whole number between 100 and 3600000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 'must be at least 100',
+      HTTP_MAX_CONNECTIONS: 'must be at least 1',
+      PORT: 'must be a whole number between 0 and 65535',
+    });
   });
 });
 

@@ -76,6 +76,8 @@ export interface EventStore {
   appendToStream(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   /** Events of one stream in order; an empty array when the stream does not exist. */
   readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /** Revision of the stream's last event, or null when the stream does not exist; reads that event only, however long the stream. */
+  streamRevision(streamName: string): Promise<number | null>;
   /** Events of the global log in order, after the given position. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event in the global log, or null when the log is empty. */

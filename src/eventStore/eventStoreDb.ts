@@ -113,6 +113,16 @@ export function createEventStoreDbStore(options: { connectionString: string }): 
     }
   }
 
+  async function streamRevision(streamName: string): Promise<number | null> {
+    try {
+      const [last] = await collect<ResolvedEvent>(client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+      return last?.event ? Number(last.event.revision) : null;
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return null;
+      throw error;
+    }
+  }
+
   /**
    * $all has no server-side filter for reads, so system events are dropped here and reading goes on page by
    * page until maxCount events of ours are collected or the log ends.
@@ -260,6 +270,7 @@ export function createEventStoreDbStore(options: { connectionString: string }): 
     },
 
     readStream,
+    streamRevision,
     readAll,
     headPosition,
     subscribeToAll,

@@ -452,6 +452,10 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
       return selectStream.all(streamName, options?.fromRevision ?? 0).map(toRecordedEvent);
     },
 
+    async streamRevision(streamName) {
+      return selectCurrentRevision.get(streamName) ?? null;
+    },
+
     async readAll(options) {
       return readAllAfter(options?.after ?? 0n, options?.maxCount ?? DEFAULT_READ_ALL_PAGE_SIZE);
     },

@@ -140,6 +140,31 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
         expect((await store.readStream(streamName)).map((event) => event.id)).toEqual(ids);
       });
 
+      it('when a stream does not exist, then its revision is null', async () => {
+        expect(await store.streamRevision(aStreamName())).toBeNull();
+      });
+
+      it('when streams are appended in turn, then the revision of each is that of its own last event', async () => {
+        const first = aStreamName();
+        const second = aStreamName();
+
+        await store.appendToStream(first, events(3), { expectedRevision: 'no_stream' });
+        await store.appendToStream(second, [anEvent(100)], { expectedRevision: 'no_stream' });
+        await store.appendToStream(first, [anEvent(3)], { expectedRevision: 2 });
+
+        expect(await store.streamRevision(first)).toBe(3);
+        expect(await store.streamRevision(second)).toBe(0);
+      });
+
+      it('when an append is refused, then the stream revision is unchanged', async () => {
+        const streamName = aStreamName();
+        await store.appendToStream(streamName, events(2), { expectedRevision: 'no_stream' });
+
+        await conflictOf(store.appendToStream(streamName, [anEvent(2)], { expectedRevision: 0 }));
+
+        expect(await store.streamRevision(streamName)).toBe(1);
+      });
+
       it('when several streams are appended in turn, then each stream holds only its own events', async () => {
         const first = aStreamName();
         const second = aStreamName();

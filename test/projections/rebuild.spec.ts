@@ -108,6 +108,7 @@ describe('rebuild', () => {
     const eventStore: EventStore = {
       appendToStream: (...args) => store.appendToStream(...args),
       readStream: (...args) => store.readStream(...args),
+      streamRevision: (streamName) => store.streamRevision(streamName),
       readAll: (options) => {
         reads.push(options?.after);
         return store.readAll(options);

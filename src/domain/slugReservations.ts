@@ -16,27 +16,58 @@ export class SlugTaken extends ApiError {
   }
 }
 
+type Reservation = { resourceType: string; slug: string; resourceId: number };
+
+async function lastSlugEvent(eventStore: EventStore, reservation: Reservation): Promise<(SlugEvent & { revision: number }) | undefined> {
+  const history = await eventStore.readStream(slugStream(reservation.resourceType, reservation.slug));
+  return (history as unknown as Array<SlugEvent & { revision: number }>).at(-1);
+}
+
+/** Whether the slug is reserved for this resource already; SlugTaken when another resource that exists holds it. */
+async function reservedForThisResource(
+  last: SlugEvent | undefined,
+  reservation: Reservation,
+  ownerExists: (resourceId: number) => Promise<boolean>,
+  field: string | undefined,
+): Promise<boolean> {
+  if (last?.type !== 'SlugReserved') return false;
+  if (last.data.resourceId === reservation.resourceId) return true;
+  if (await ownerExists(last.data.resourceId)) throw new SlugTaken(reservation.resourceType, reservation.slug, field);
+  return false;
+}
+
+/**
+ * Refuses with SlugTaken, appending nothing, when another resource that exists holds the slug; a command
+ * checks this before it claims anything, so a taken slug leaves no trace. reserveSlug checks again when
+ * it reserves.
+ */
+export async function assertSlugAvailable(
+  eventStore: EventStore,
+  reservation: Reservation,
+  ownerExists: (resourceId: number) => Promise<boolean>,
+  field?: string,
+): Promise<void> {
+  await reservedForThisResource(await lastSlugEvent(eventStore, reservation), reservation, ownerExists, field);
+}
+
 /**
  * Makes slug uniqueness a write-side guarantee: the first append to the slug's stream wins (expected
- * revision), so two editors can never both claim one slug. A reservation left behind by a command that
- * crashed before appending its own events points at a resource whose stream does not exist; such an
- * orphan may be taken over.
+ * revision), so two editors can never both claim one slug. A reservation names an id its command has
+ * claimed already (see src/domain/commandHandler.ts), so one left behind by a command that crashed
+ * before appending its own events points at a resource whose stream does not exist; such an orphan may
+ * be taken over.
  */
 export async function reserveSlug(
   eventStore: EventStore,
-  reservation: { resourceType: string; slug: string; resourceId: number },
+  reservation: Reservation,
   ownerExists: (resourceId: number) => Promise<boolean>,
   field?: string,
 ): Promise<void> {
   const stream = slugStream(reservation.resourceType, reservation.slug);
   const reserved: SlugEvent = { type: 'SlugReserved', data: reservation };
   for (let attempt = 0; attempt < 3; attempt++) {
-    const history = (await eventStore.readStream(stream)) as unknown as Array<SlugEvent & { revision: number }>;
-    const last = history.at(-1);
-    if (last?.type === 'SlugReserved') {
-      if (last.data.resourceId === reservation.resourceId) return;
-      if (await ownerExists(last.data.resourceId)) throw new SlugTaken(reservation.resourceType, reservation.slug, field);
-    }
+    const last = await lastSlugEvent(eventStore, reservation);
+    if (await reservedForThisResource(last, reservation, ownerExists, field)) return;
     try {
       await eventStore.appendToStream(stream, [reserved], {
         expectedRevision: last ? last.revision : 'no_stream',
@@ -58,13 +89,9 @@ export async function slugHolder(eventStore: EventStore, resourceType: string, s
   return last?.type === 'SlugReserved' ? last.data.resourceId : null;
 }
 
-export async function releaseSlug(
-  eventStore: EventStore,
-  reservation: { resourceType: string; slug: string; resourceId: number },
-): Promise<void> {
+export async function releaseSlug(eventStore: EventStore, reservation: Reservation): Promise<void> {
   const stream = slugStream(reservation.resourceType, reservation.slug);
-  const history = (await eventStore.readStream(stream)) as unknown as Array<SlugEvent & { revision: number }>;
-  const last = history.at(-1);
+  const last = await lastSlugEvent(eventStore, reservation);
   if (last?.type !== 'SlugReserved' || last.data.resourceId !== reservation.resourceId) return;
   const released: SlugEvent = { type: 'SlugReleased', data: reservation };
   try {

@@ -34,7 +34,8 @@ const ERROR_RESPONSES = {
     'Conflict',
     'The command conflicts with the current state; nothing was written.',
     ['CONFLICT', 'SLUG_TAKEN', 'PROJECT_DELETED'],
-    'CONFLICT: If-Match names a stale revision, or someone changed the resource between read and write (reload and retry). ' +
+    'CONFLICT: If-Match names a stale revision, or someone changed the resource between read and write (reload and retry), ' +
+      'or concurrent commands kept taking the id this one needed (retry). ' +
       'SLUG_TAKEN: another resource of the same type has the slug. PROJECT_DELETED: the project is deleted and takes no further commands.',
   ),
   unprocessable: errorResponse(
@@ -90,6 +91,7 @@ const DESCRIPTION = `Editor-facing commands and write-side reads of the property
 
 - Authentication: \`Authorization: Bearer <admin token>\` (ADMIN_TOKEN, or in embedded mode the generated DATA_DIR/admin-token file).
 - Success body \`{ data, meta }\`; error body \`{ error: { code, message, details }, meta }\`; every response carries X-Request-Id.
+- All or nothing: a refused command writes nothing, not even an id allocation. Only one that loses a race to a concurrent command partway can leave a write behind: an id claimed but never used (a slug taken or the resource changed meanwhile; so ids can have gaps), or the first of the two streams a key rotation or a plan change taking effect writes to (the rotation's successor key is revoked again; repeating the plan change finishes it).
 - Concurrency: responses carry \`ETag: "<revision>"\`; send it as \`If-Match\` on an edit to refuse it (409 CONFLICT) when someone else changed the resource meanwhile. \`If-Match: *\` or none = no precondition beyond the server's own read-then-write check.
 - Validation: every input is parsed by strict schemas; unknown fields are refused; 422 VALIDATION_FAILED lists every problem in \`details.fields\`. Malformed JSON is 422 VALIDATION_FAILED naming \`body\` (one validation shape for clients), a non-JSON body 415, a body over 1 MB 413.
 - A path asked with a method it does not serve answers 405 METHOD_NOT_ALLOWED with Allow; unknown paths 404 NOT_FOUND.`;

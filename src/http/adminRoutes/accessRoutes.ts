@@ -530,10 +530,14 @@ const setSubscriptionRoute: AdminRoute<typeof clientParams, typeof setSubscripti
   async handle({ params, body, expectedRevision, actor }, deps) {
     await existingClient(deps.eventStore, params.clientId);
     const existing = await loadAggregate(deps.eventStore, subscriptionAggregate, params.clientId);
-    const options = { aggregate: subscriptionAggregate, id: params.clientId, actor, decide: (state: Subscription | null, meta: CommandMeta & { id: number }) => setSubscription(body, state, meta) };
-    const result = existing
-      ? await updateAggregate(deps, { ...options, ...(expectedRevision === undefined ? {} : { expectedRevision }) })
-      : await startAggregate(deps, options);
+    const options = {
+      aggregate: subscriptionAggregate,
+      id: params.clientId,
+      actor,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
+      decide: (state: Subscription | null, meta: CommandMeta & { id: number }) => setSubscription(body, state, meta),
+    };
+    const result = existing ? await updateAggregate(deps, options) : await startAggregate(deps, options);
     return subscriptionRepresentation(result);
   },
 };

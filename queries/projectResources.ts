@@ -50,12 +50,21 @@ const mediaItemSchema = z
   .object({ id: z.number().int().meta({ description: 'The media id of the image addresses.' }), caption: z.string().nullable(), position: z.number().int(), image: imageSchema })
   .meta({ id: 'MediaItem' });
 
+/**
+ * Expiries are rounded up to a window (src/http/signedLinks.ts), so the same file's link, and the ETag of the
+ * response carrying it, stay the same for a while and polling with If-None-Match gets 304.
+ */
+const SIGNED_LINK_EXPIRY =
+  'Short-lived signed link (expires, signature); public, no Authorization. Its expiry is SIGNED_LINK_TTL_SECONDS (15 minutes by default) ' +
+  'from the request, rounded up to the next multiple of a third of that TTL counted from the Unix epoch (5 minutes by default): requests ' +
+  'within one such window get the very same link and ETag, and a link stays valid for at least the TTL and less than 4/3 of it.';
+
 const documentLinkSchema = z
   .object({
     file_name: z.string(),
     size_bytes: z.number().int(),
-    download_url: z.string().meta({ description: 'Short-lived signed link (expires, signature); public, no Authorization.' }),
-    expires_at: z.iso.datetime(),
+    download_url: z.string().meta({ description: SIGNED_LINK_EXPIRY }),
+    expires_at: z.iso.datetime().meta({ description: 'When download_url stops working.' }),
   })
   .meta({ id: 'DocumentLink' });
 
@@ -68,8 +77,8 @@ const videoSchema = z
     title: z.string(),
     description: z.string().nullable(),
     external_url: z.string().nullable(),
-    file_url: z.string().nullable().meta({ description: 'Short-lived signed link; at most one of external_url and file_url is set.' }),
-    file_expires_at: z.iso.datetime().nullable(),
+    file_url: z.string().nullable().meta({ description: `At most one of external_url and file_url is set. ${SIGNED_LINK_EXPIRY}` }),
+    file_expires_at: z.iso.datetime().nullable().meta({ description: 'When file_url stops working.' }),
     thumbnail_url: z.string().nullable(),
   })
   .meta({ id: 'Video' });

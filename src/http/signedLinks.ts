@@ -17,11 +17,21 @@ export interface LinkSigner {
   verify(path: string, expires: string, signature: string, now: Date): boolean;
 }
 
+/**
+ * Expiries are rounded up to a multiple of this many seconds (counted from the Unix epoch, so every replica
+ * rounds alike): a third of the TTL, 300 s at the default 900. A link is then valid for at least the TTL and
+ * less than TTL + window, and every link to a file minted within one window is the same link, so the
+ * response that carries it (and its ETag) stays the same and If-None-Match can be answered 304.
+ */
+export const expiryWindowSeconds = (ttlSeconds: number): number => Math.max(1, Math.floor(ttlSeconds / 3));
+
 export function createLinkSigner(secret: string, ttlSeconds: number): LinkSigner {
   const mac = (path: string, expires: string) => createHmac('sha256', secret).update(`${path}\n${expires}`).digest();
+  const windowSeconds = expiryWindowSeconds(ttlSeconds);
   return {
     sign(path, now) {
-      const expires = String(Math.floor(now.getTime() / 1000) + ttlSeconds);
+      const earliestExpiry = Math.floor(now.getTime() / 1000) + ttlSeconds;
+      const expires = String(Math.ceil(earliestExpiry / windowSeconds) * windowSeconds);
       const signature = mac(path, expires).toString('hex');
       return { pathAndQuery: `${path}?expires=${expires}&signature=${signature}`, expiresAt: new Date(Number(expires) * 1000) };
     },

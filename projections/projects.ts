@@ -8,6 +8,7 @@ import {
   type ProjectNature,
   type ProjectStatus,
 } from '../src/catalogue/project.js';
+import { servedMapEmbed } from '../src/catalogue/mapEmbed.js';
 import type { UnitTypeEvent, UnitTypeKind } from '../src/catalogue/unitType.js';
 import { apiLocation, roundArea, searchText, type ApiLocation } from './apiShape.js';
 import { withFields } from './docCopy.js';
@@ -202,9 +203,10 @@ async function projectSearch(ctx: ProjectionContext, project: Pick<ProjectDoc, '
 
 /** Revised core fields in API shape (raw values that the API prints differently are converted). */
 async function shapedChanges(ctx: ProjectionContext, changes: Partial<ProjectFields>): Promise<Partial<ProjectDoc>> {
-  const { unit_type_ids, location, area_from, area_to, ...asGiven } = changes;
+  const { unit_type_ids, location, area_from, area_to, map_embed_html, ...asGiven } = changes;
   return {
     ...asGiven,
+    ...(map_embed_html === undefined ? {} : { map_embed_html: servedMapEmbed(map_embed_html) }),
     ...(unit_type_ids === undefined ? {} : await bedroomFields(ctx, unit_type_ids)),
     ...(location === undefined ? {} : { location: apiLocation(location) }),
     ...(area_from === undefined ? {} : { area_from: roundArea(area_from) }),
@@ -228,7 +230,7 @@ async function applyOwnEdit(event: Recorded<OwnEditEvent>, current: ProjectDoc |
   const position = positionNumber(event);
   switch (event.type) {
     case 'ProjectCreated': {
-      const { project_id, at, status, unit_type_ids, location, area_from, area_to, ...asGiven } = event.data;
+      const { project_id, at, status, unit_type_ids, location, area_from, area_to, map_embed_html, ...asGiven } = event.data;
       const created: ProjectDoc = {
         _id: project_id,
         id: project_id,
@@ -240,6 +242,7 @@ async function applyOwnEdit(event: Recorded<OwnEditEvent>, current: ProjectDoc |
         updated_at: at,
         ...(await bedroomFields(ctx, unit_type_ids)),
         location: apiLocation(location),
+        map_embed_html: servedMapEmbed(map_embed_html),
         area_from: roundArea(area_from),
         area_to: roundArea(area_to),
         cover_image: null,
@@ -394,7 +397,8 @@ const isOwnEdit = (event: Recorded<OwnEditEvent | CollectionEvent>): event is Re
  */
 export const projectsProjection: Projection<ProjectsEvent> = {
   name: 'projects',
-  version: 2,
+  // 3: map embeds are stored in canonical form, and those that are not acceptable as null.
+  version: 3,
   collections: [PROJECTS, PROJECTS_UNIT_TYPES, PROJECTS_DEVELOPERS, PROJECTS_COMMUNITIES],
   indexes: {
     [PROJECTS]: [

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { DetailField } from '../src/access/accessContext.js';
 import { z } from 'zod';
 import type { ImageRef } from '../src/catalogue/imageRef.js';
+import { MAP_EMBED_RULE } from '../src/catalogue/mapEmbed.js';
 import { projectNatures, projectStatuses } from '../src/catalogue/project.js';
 import { unitTypeKinds } from '../src/catalogue/unitType.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
@@ -133,7 +134,11 @@ export const projectDetailSchema = projectSummarySchema
     license_no: planField(z.string()),
     project_types: planField(z.array(z.string())),
     video_description: planField(z.string()),
-    map_embed_html: z.string().nullable().meta({ description: "Ready-to-render map embed; null when none is configured or the client's plan does not expose it." }),
+    map_embed_html: z.string().nullable().meta({
+      description:
+        `Ready-to-render map embed, in the canonical form the service writes: ${MAP_EMBED_RULE}. ` +
+        "null when none is configured, when the one stored is not of that form (stored before embeds were checked), or when the client's plan does not expose it.",
+    }),
     down_payment_percent: z.number().nullable().meta({ description: "Null when unknown or the client's plan does not expose it." }),
     service_charges: z.string().nullable().meta({ description: "Null when unknown or the client's plan does not expose it." }),
   })

@@ -3,6 +3,7 @@ import { assertNever, type Aggregate, type CommandMeta } from '../domain/decider
 import { ApiError, NotFound, ValidationFailed } from '../domain/errors.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
 import { imageRefSchema, locationSchema, type ImageRef } from './imageRef.js';
+import { mapEmbedHtmlSchema, servedMapEmbed } from './mapEmbed.js';
 import { slugSchema } from './slug.js';
 import { longText, SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM, singleLineText } from './text.js';
 
@@ -42,7 +43,7 @@ export const projectFieldsSchema = z
     starting_from: z.number().nonnegative().nullable(),
     currency: currencySchema,
     location: locationSchema.nullable(),
-    map_embed_html: z.string().max(10_000).nullable(),
+    map_embed_html: mapEmbedHtmlSchema.nullable(),
     area_from: areaSchema,
     area_to: areaSchema,
     completion_date: z.iso.date().nullable(),
@@ -296,6 +297,7 @@ export function evolveProject(project: Project | null, event: ProjectEvent): Pro
     return {
       id: project_id,
       ...fields,
+      map_embed_html: servedMapEmbed(fields.map_embed_html),
       published: false,
       deleted: false,
       created_at: at,
@@ -321,8 +323,12 @@ export function evolveProject(project: Project | null, event: ProjectEvent): Pro
 function evolveExisting(project: Project, event: Exclude<ProjectEvent, { type: 'ProjectCreated' }>): Project {
   const { data } = event;
   switch (event.type) {
-    case 'ProjectRevised':
-      return { ...project, ...event.data.changes, updated_at: data.at };
+    case 'ProjectRevised': {
+      const { changes } = event.data;
+      // The log holds embeds from before they were checked: each is kept in canonical form or not at all.
+      const embed = changes.map_embed_html === undefined ? {} : { map_embed_html: servedMapEmbed(changes.map_embed_html) };
+      return { ...project, ...changes, ...embed, updated_at: data.at };
+    }
     case 'ProjectPublished':
       return { ...project, published: true, updated_at: data.at };
     case 'ProjectUnpublished':

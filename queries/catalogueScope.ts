@@ -20,9 +20,21 @@ export interface CatalogueScope {
   developerIds: ReadonlySet<number> | null;
   /** null = every sub-community (otherwise also narrowed by communityIds). */
   subCommunityIds: ReadonlySet<number> | null;
+  /**
+   * The communities of the restriction alone (null = every community), which communityIds narrows further
+   * in Evaluation Mode to those the sample's projects are in now: where a project of the client's could be seen.
+   */
+  restrictionCommunityIds: ReadonlySet<number> | null;
 }
 
-const WHOLE_CATALOGUE: CatalogueScope = { stateIds: null, communityIds: null, projectIds: null, developerIds: null, subCommunityIds: null };
+const WHOLE_CATALOGUE: CatalogueScope = {
+  stateIds: null,
+  communityIds: null,
+  projectIds: null,
+  developerIds: null,
+  subCommunityIds: null,
+  restrictionCommunityIds: null,
+};
 
 const intersect = (left: ReadonlySet<number> | null, right: ReadonlySet<number> | null): ReadonlySet<number> | null =>
   left === null ? right : right === null ? left : new Set([...left].filter((id) => right.has(id)));
@@ -44,6 +56,7 @@ export async function catalogueScopeOf(readStore: ReadStore, access: AccessConte
     communityIds: intersect(restricted.communityIds, named((project) => project.community_id)),
     developerIds: named((project) => project.developer_id),
     subCommunityIds: named((project) => project.sub_community_id),
+    restrictionCommunityIds: restricted.restrictionCommunityIds,
   };
 }
 
@@ -65,11 +78,8 @@ async function restrictionScope(readStore: ReadStore, access: AccessContext): Pr
     );
     for (const { communityId, stateId } of listed) if (current.get(communityId)?.state_id === stateId) communityIds.add(communityId);
   }
-  return { ...WHOLE_CATALOGUE, stateIds, communityIds };
+  return { ...WHOLE_CATALOGUE, stateIds, communityIds, restrictionCommunityIds: communityIds };
 }
-
-/** No project is out of scope (neither a restriction nor an evaluation sample applies). */
-export const seesEveryProject = (scope: CatalogueScope): boolean => scope.communityIds === null && scope.projectIds === null;
 
 export const stateInScope = (scope: CatalogueScope, stateId: number | null): boolean =>
   scope.stateIds === null || (stateId !== null && scope.stateIds.has(stateId));
@@ -79,6 +89,14 @@ export const communityInScope = (scope: CatalogueScope, communityId: number | nu
 
 export const projectInScope = (scope: CatalogueScope, project: { id: number; community_id: number }): boolean =>
   (scope.projectIds === null || scope.projectIds.has(project.id)) && communityInScope(scope, project.community_id);
+
+/**
+ * Whether the client would see the project while it is published in that community (which need not be the
+ * one it is in now): the project is in the sample, if any, and the community in the restriction, if any.
+ */
+export const projectVisibleIn = (scope: CatalogueScope, projectId: number, communityId: number): boolean =>
+  (scope.projectIds === null || scope.projectIds.has(projectId)) &&
+  (scope.restrictionCommunityIds === null || scope.restrictionCommunityIds.has(communityId));
 
 export const developerInScope = (scope: CatalogueScope, developerId: number): boolean => scope.developerIds === null || scope.developerIds.has(developerId);
 

@@ -23,7 +23,7 @@ import {
   sortSpec,
   updatedSinceSchema,
 } from './queryParameters.js';
-import { catalogueScopeOf, projectInScope, seesEveryProject, withinProjectScope } from './catalogueScope.js';
+import { catalogueScopeOf, projectInScope, projectVisibleIn, withinProjectScope, type CatalogueScope } from './catalogueScope.js';
 import type { QueryRoute } from './queryRoute.js';
 import {
   projectDetailSchema,
@@ -188,11 +188,11 @@ const changeKinds = ['project', 'payment_plans', 'media', 'floor_plans', 'amenit
 const projectChangeSchema = z
   .object({
     project_id: z.number().int(),
-    changed_at: z.iso.datetime().meta({ description: 'The latest reported change after updated_since.' }),
+    changed_at: z.iso.datetime().meta({ description: 'The latest reported change after updated_since (of a removed project: its removal).' }),
     changes: z
       .array(z.enum(changeKinds))
       .meta({ description: 'What changed: the project itself and/or its payment_plans, media (gallery), floor_plans, amenities, faqs.' }),
-    removed: z.boolean().meta({ description: 'True when the project was unpublished or deleted after updated_since; project is then null.' }),
+    removed: z.boolean().meta({ description: 'True when the project, once visible to this client, was removed from its view after updated_since (unpublished, deleted or moved out of its restriction); project is then null.' }),
     project: projectSummarySchema.nullable(),
   })
   .meta({ id: 'ProjectChange' });
@@ -205,11 +205,16 @@ const changesQuery = z
   })
   .strict();
 
-interface ChangedProject {
-  projectId: number;
+interface ChangeSummary {
   changedAt: string;
+  kinds: ReadonlySet<ChangeKind>;
+}
+
+interface ChangedProject extends ChangeSummary {
+  projectId: number;
   kinds: Set<ChangeKind>;
-  removed: boolean;
+  /** Each removal from a community where the project was published, with the changes up to and including it. */
+  withdrawals: Array<ChangeSummary & { communityId: number }>;
 }
 
 /**
@@ -222,14 +227,35 @@ function changedProjects(changes: readonly ProjectChangeDoc[]): ChangedProject[]
   for (const change of changes) {
     let changed = byProject.get(change.project_id);
     if (!changed) {
-      changed = { projectId: change.project_id, changedAt: change.changed_at, kinds: new Set(), removed: false };
+      changed = { projectId: change.project_id, changedAt: change.changed_at, kinds: new Set(), withdrawals: [] };
       byProject.set(change.project_id, changed);
     }
     if (change.changed_at > changed.changedAt) changed.changedAt = change.changed_at;
     changed.kinds.add(change.kind);
-    if (change.event_type === 'ProjectUnpublished' || change.event_type === 'ProjectDeleted') changed.removed = true;
+    if (change.withdrawn_from_community_id !== null) {
+      changed.withdrawals.push({ communityId: change.withdrawn_from_community_id, changedAt: changed.changedAt, kinds: new Set(changed.kinds) });
+    }
   }
   return [...byProject.values()];
+}
+
+interface ReportedChange extends ChangeSummary {
+  projectId: number;
+  /** Visible to the client now; null = removed from its view. */
+  project: ProjectDoc | null;
+}
+
+/**
+ * The feed's rule: a project visible to the client now (published, in its restriction and sample) is
+ * reported with what changed; one not visible now is reported removed only when one of the changes read
+ * withdrew it (unpublished, deleted or moved away while published) from a community where this client
+ * could see it, as far as that change; any other project, never published or never visible to this client,
+ * is not reported at all.
+ */
+function reportedChange(changed: ChangedProject, project: ProjectDoc | undefined, scope: CatalogueScope): ReportedChange | null {
+  if (project?.published && projectInScope(scope, project)) return { ...changed, project };
+  const seen = changed.withdrawals.findLast((withdrawal) => projectVisibleIn(scope, changed.projectId, withdrawal.communityId));
+  return seen ? { projectId: changed.projectId, changedAt: seen.changedAt, kinds: seen.kinds, project: null } : null;
 }
 
 const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
@@ -240,7 +266,11 @@ const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
     'Projects whose own fields, payment plans, gallery, floor plans, amenities or FAQs changed after `updated_since` (image-only changes ' +
     'are not reported). A project changed only through its related collections keeps its own older updated_at, so read every page for ' +
     'one updated_since. Order: by each project\'s first change after updated_since, in log order, which stays stable while edits arrive. ' +
-    'A project unpublished or deleted in that window is reported with removed=true and project=null; projects that were never visible are not reported.',
+    'Only what this client could have seen is reported: a project visible to it now (published, and within its catalogue restriction and ' +
+    'evaluation sample) comes with its summary; a project no longer visible to it comes with removed=true and project=null only when, ' +
+    'after updated_since, it was unpublished, deleted or moved to another community while published in a community where this client ' +
+    'would see it (judged by the client\'s restriction and sample now); its changed_at and changes then stop at that removal. A project ' +
+    'never published, or never published where this client would see it, never appears.',
   tag: 'Projects',
   scopes: ['projects:sync'],
   entitlements: [],
@@ -261,30 +291,20 @@ const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
     const projects = new Map(
       (await readStore.getMany<ProjectDoc>(PROJECTS, changed.map((entry) => entry.projectId))).map((project) => [project.id, project]),
     );
-    // Outside the client's scope a project is not reported at all, removed or not.
-    const reported = changed.filter((entry) => {
-      const project = projects.get(entry.projectId);
-      if (!seesEveryProject(scope) && !(project && projectInScope(scope, project))) return false;
-      return project?.published === true || entry.removed;
-    });
+    const reported = changed.flatMap((entry) => reportedChange(entry, projects.get(entry.projectId), scope) ?? []);
     const pageItems = reported.slice((page - 1) * perPage, page * perPage);
-    const visible = pageItems.flatMap((entry) => {
-      const project = projects.get(entry.projectId);
-      return project?.published ? [project] : [];
-    });
-    const references = await projectReferences(readStore, visible);
+    const references = await projectReferences(
+      readStore,
+      pageItems.flatMap((entry) => (entry.project ? [entry.project] : [])),
+    );
     return {
-      data: pageItems.map((entry) => {
-        const project = projects.get(entry.projectId);
-        const shown = project?.published ? projectSummary(project, references, baseUrl) : null;
-        return {
-          project_id: entry.projectId,
-          changed_at: entry.changedAt,
-          changes: changeKinds.filter((kind) => entry.kinds.has(kind)),
-          removed: shown === null,
-          project: shown,
-        };
-      }),
+      data: pageItems.map((entry) => ({
+        project_id: entry.projectId,
+        changed_at: entry.changedAt,
+        changes: changeKinds.filter((kind) => entry.kinds.has(kind)),
+        removed: entry.project === null,
+        project: entry.project && projectSummary(entry.project, references, baseUrl),
+      })),
       meta: { pagination: pagination(page, perPage, reported.length) },
     };
   },

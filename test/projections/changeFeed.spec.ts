@@ -60,7 +60,16 @@ describe('change feed', () => {
       ['ProjectUnpublished', 'project', minute(5)],
       ['ProjectDeleted', 'project', minute(6)],
     ]);
-    expect(changes[0]).toEqual({ _id: String(created), position: Number(created), project_id: 1, changed_at: minute(1), event_type: 'ProjectCreated', kind: 'project' });
+    expect(changes[0]).toEqual({
+      _id: String(created),
+      position: Number(created),
+      project_id: 1,
+      changed_at: minute(1),
+      event_type: 'ProjectCreated',
+      kind: 'project',
+      withdrawn_from_community_id: null,
+    });
+    expect(changes.map((change) => change.withdrawn_from_community_id)).toEqual([null, null, null, null, 1, null]);
     expect((await feed.project(1)).updated_at).toBe(minute(6));
   });
 
@@ -124,5 +133,44 @@ describe('change feed', () => {
     ]);
     expect(await feed.changes()).toEqual(before);
     expect((await feed.project(1)).updated_at).toBe(minute(1));
+  });
+
+  it('when a project is taken out of where it was published, then that entry names the community; other entries name none', async () => {
+    const feed = await liveCatalogue();
+    await feed.append([
+      projectCreated(1, { community_id: 1, state_id: 1 }, minute(1)),
+      projectEvent('ProjectDeleted', 1, {}, minute(2)),
+      projectCreated(2, { community_id: 1, state_id: 1 }, minute(3)),
+      projectEvent('ProjectPublished', 2, {}, minute(4)),
+      projectEvent('ProjectRevised', 2, { changes: { community_id: 2 } }, minute(5)),
+      projectEvent('ProjectRevised', 2, { changes: { name: 'Renamed' } }, minute(6)),
+      projectEvent('PaymentPlanAdded', 2, { payment_plan: { payment_plan_id: 5, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] } }, minute(7)),
+      projectEvent('ProjectDeleted', 2, {}, minute(8)),
+      projectCreated(3, { community_id: 1, state_id: 1 }, minute(9)),
+      projectEvent('ProjectPublished', 3, {}, minute(10)),
+      projectEvent('ProjectUnpublished', 3, {}, minute(11)),
+      projectEvent('ProjectRevised', 3, { changes: { community_id: 3, state_id: 2 } }, minute(12)),
+      projectEvent('ProjectPublished', 3, {}, minute(13)),
+      projectEvent('ProjectRevised', 3, { changes: { community_id: 3 } }, minute(14)),
+      projectEvent('ProjectDeleted', 3, {}, minute(15)),
+    ]);
+    const withdrawn = (await feed.changes()).map((change) => [change.project_id, change.event_type, change.withdrawn_from_community_id]);
+    expect(withdrawn).toEqual([
+      [1, 'ProjectCreated', null],
+      [1, 'ProjectDeleted', null],
+      [2, 'ProjectCreated', null],
+      [2, 'ProjectPublished', null],
+      [2, 'ProjectRevised', 1],
+      [2, 'ProjectRevised', null],
+      [2, 'PaymentPlanAdded', null],
+      [2, 'ProjectDeleted', 2],
+      [3, 'ProjectCreated', null],
+      [3, 'ProjectPublished', null],
+      [3, 'ProjectUnpublished', 1],
+      [3, 'ProjectRevised', null],
+      [3, 'ProjectPublished', null],
+      [3, 'ProjectRevised', null],
+      [3, 'ProjectDeleted', 3],
+    ]);
   });
 });

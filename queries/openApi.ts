@@ -107,8 +107,9 @@ const ERROR_RESPONSES = {
   badRequest: errorResponse(
     'BadRequest',
     'The request cannot be used as sent.',
-    ['API_KEY_IN_QUERY', 'BAD_REQUEST'],
-    'API_KEY_IN_QUERY: a key was sent in the query string; it is not used (and must be rotated). BAD_REQUEST: an undecodable URL, or an X-Forwarded-For entry from a trusted proxy that is not an IP address (details.header).',
+    ['API_KEY_IN_QUERY', 'BAD_REQUEST', 'HOST_NOT_ALLOWED'],
+    'API_KEY_IN_QUERY: a key was sent in the query string; it is not used (and must be rotated). BAD_REQUEST: an undecodable URL, or an X-Forwarded-For entry from a trusted proxy that is not an IP address (details.header). ' +
+      'HOST_NOT_ALLOWED: a deployment without a configured public base URL builds links on the Host header, and this one does not name the machine (details.header).',
   ),
   unauthenticated: errorResponse(
     'Unauthenticated',

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { AccessContext, Entitlement, Scope } from '../src/access/accessContext.js';
 import { ValidationFailed } from '../src/domain/errors.js';
 import { accessOf, requireGrants } from '../src/http/apiAuth.js';
+import { createHostGuard, type HostGuard } from '../src/http/hostGuard.js';
 import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
 import { LimitExceeded, setLimitHeaders } from '../src/http/limitResponses.js';
 import { ifNoneMatchMatches, responseMeta } from '../src/http/responses.js';
@@ -17,7 +18,7 @@ export interface QueryDeps {
   readStore: ReadStore;
   linkSigner: LinkSigner;
   clock: () => Date;
-  /** Configured `{base_url}`; unset = derived from each request. */
+  /** Configured `{base_url}`; unset = built on each request's Host, which must name this machine (src/http/hostGuard.ts). */
   publicBaseUrl?: string;
   /**
    * Rate limits and quotas, checked once the outcome (and so whether it is a 304) is known; null with
@@ -95,10 +96,6 @@ function parseInput(route: QueryRoute, req: Request) {
   return { params: params.data, query: query.data };
 }
 
-function baseUrlOf(req: Request, deps: QueryDeps): string {
-  return deps.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}/v1`;
-}
-
 /**
  * The body is serialised once: its `data` (or the digest standing for it) and stable `meta` make the ETag
  * (a strong validator of the payload at this URL), while request_id and generated_at stay outside it. The body is written without
@@ -138,8 +135,14 @@ async function send(req: Request, res: Response, result: QueryResult, access: Ac
 /** The /v1 routes of `routes`; authentication is mounted in front of it (src/http/app.ts). */
 export function createQueryRouter(routes: readonly QueryRoute[], deps: QueryDeps): Router {
   const router = Router();
+  const { publicBaseUrl } = deps;
+  const baseUrlOf: HostGuard['baseUrlOf'] = publicBaseUrl === undefined ? createHostGuard().baseUrlOf : () => publicBaseUrl;
   for (const route of routes) {
     router.get(route.path, async (req, res) => {
+      // First, so that a forged Host gets the same refusal whatever else is wrong with the query. A
+      // known Host is answered without waiting, so the usual request costs no extra turn of the event loop.
+      const found = baseUrlOf(req);
+      const baseUrl = typeof found === 'string' ? found : await found;
       const access = accessOf(res);
       requireGrants(access, route.scopes, route.entitlements);
       const { params, query } = parseInput(route, req);
@@ -147,7 +150,7 @@ export function createQueryRouter(routes: readonly QueryRoute[], deps: QueryDeps
         const grants = route.grantsFor(query);
         requireGrants(access, grants.scopes, grants.entitlements);
       }
-      await send(req, res, await route.handle({ params, query, access, baseUrl: baseUrlOf(req, deps) }, deps), access, deps.limits);
+      await send(req, res, await route.handle({ params, query, access, baseUrl }, deps), access, deps.limits);
     });
   }
   rejectOtherMethods(

@@ -22,7 +22,7 @@ export interface Config {
   seedProjects: number;
   projectionBatchSize: number;
   shutdownTimeoutMs: number;
-  /** Absolute `{base_url}` (ending in /v1) printed in image addresses and links; unset = from each request's Host. */
+  /** Absolute `{base_url}` (ending in /v1) printed in image addresses and links; unset (embedded mode only) = from each request's Host when it names this machine. */
   publicBaseUrl?: string;
   /** Absent only in embedded mode, where the service generates one under dataDir. */
   linkSigningSecret?: string;
@@ -157,6 +157,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const requestTimeout = environmentSchema.shape.HTTP_REQUEST_TIMEOUT_MS.safeParse(known.HTTP_REQUEST_TIMEOUT_MS);
   if (headersTimeout.success && requestTimeout.success && headersTimeout.data > requestTimeout.data) {
     addProblem('HTTP_HEADERS_TIMEOUT_MS', 'must not be greater than HTTP_REQUEST_TIMEOUT_MS');
+  }
+  // Links built from each request's Host would let a forged Host into responses that caches share.
+  if (externalStoreSet && known.PUBLIC_BASE_URL === undefined) {
+    addProblem('PUBLIC_BASE_URL', 'is required (the API base URL, ending in /v1) when EVENTSTORE_URL or MONGODB_URL is set');
   }
   if (!parsed.success || Object.keys(problems).length > 0) throw new ConfigError(problems);
   const vars = parsed.data;

@@ -14,6 +14,7 @@ import { createEventStore } from './eventStore/createEventStore.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import { resolveAdminToken } from './http/adminAuth.js';
 import { createApp } from './http/app.js';
+import { describeAcceptedHosts } from './http/hostGuard.js';
 import { createHttpServer } from './http/httpServer.js';
 import { ensureSecretFile } from './http/secretFile.js';
 import { createLinkSigner } from './http/signedLinks.js';
@@ -144,6 +145,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const limits = usageLedger ? withUsageLedger(createLimits(config.redisUrl, logger, { now }), usageLedger, now) : null;
       if (limits !== null) cleanups.push(() => limits.close());
       else logger.warn({ component: 'limits' }, 'RATE_LIMITS=off: no rate limits or quotas are checked');
+      if (config.publicBaseUrl === undefined) {
+        logger.warn(
+          { component: 'http', accepted_hosts: describeAcceptedHosts() },
+          'PUBLIC_BASE_URL is unset: links are built on the request Host, and a Host that does not name this machine gets 400 HOST_NOT_ALLOWED',
+        );
+      }
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
       const app = createApp({
         ...stores,

@@ -130,9 +130,26 @@ describe('loadConfig', () => {
     expect(problemsOf({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' })).toHaveProperty('ADMIN_TOKEN');
     expect(problemsOf({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' })).toHaveProperty('LINK_SIGNING_SECRET');
     expect(problemsOf({ MONGODB_URL: 'mongodb://localhost', ADMIN_TOKEN: 'too-short' }).ADMIN_TOKEN).toMatch(/at least 32/);
-    const config = loadConfig({ MONGODB_URL: 'mongodb://localhost', ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN });
+    const config = loadConfig({
+      MONGODB_URL: 'mongodb://localhost',
+      ADMIN_TOKEN: LONG_TOKEN,
+      LINK_SIGNING_SECRET: LONG_TOKEN,
+      PUBLIC_BASE_URL: 'https://api.example.com/v1',
+    });
     expect(config.adminToken).toBe(LONG_TOKEN);
     expect(config.linkSigningSecret).toBe(LONG_TOKEN);
+  });
+
+  it('when an external store is configured without PUBLIC_BASE_URL, then a ConfigError requires it (links are never built on a request Host)', () => {
+    const secrets = { ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN };
+    const stores: Array<Record<string, string>> = [{ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' }, { MONGODB_URL: 'mongodb://localhost' }];
+    for (const store of stores) {
+      expect(problemsOf({ ...store, ...secrets })).toEqual({
+        PUBLIC_BASE_URL: 'is required (the API base URL, ending in /v1) when EVENTSTORE_URL or MONGODB_URL is set',
+      });
+      expect(loadConfig({ ...store, ...secrets, PUBLIC_BASE_URL: 'https://api.example.com/v1' }).publicBaseUrl).toBe('https://api.example.com/v1');
+    }
+    expect(loadConfig({}).publicBaseUrl).toBeUndefined();
   });
 
   it('when TRUSTED_PROXIES lists addresses and CIDR blocks, then they are normalised; a bad entry is named without its value', () => {

@@ -3,8 +3,16 @@ import { createLogger, type Logger } from './logger.js';
 import { parseRoles, startService, type RunningService } from './service.js';
 
 /**
+ * A signal repeated within this long is the same request to stop: a terminal's Ctrl-C reaches both npm and
+ * this process, and npm relays it once more.
+ */
+const REPEATED_SIGNAL_WINDOW_MS = 1_000;
+
+/**
  * Process entry (`npm start`): `--role api|projector|worker` (repeatable or comma-separated; all three by
- * default). SIGTERM/SIGINT drain and stop everything, then exit 0; a second signal exits at once.
+ * default). SIGTERM/SIGINT drain and stop everything within SHUTDOWN_TIMEOUT_MS, then exit: 0 when the stop
+ * was clean, 1 when connections had to be cut, a step failed or the deadline passed. A second signal (after
+ * REPEATED_SIGNAL_WINDOW_MS) exits at once with 1.
  */
 async function main(): Promise<void> {
   let logger: Logger | undefined;
@@ -19,7 +27,7 @@ async function main(): Promise<void> {
       await service.stop();
       return;
     }
-    handleShutdownSignals(service, logger);
+    handleShutdownSignals(service, config.shutdownTimeoutMs, logger);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -32,17 +40,23 @@ async function main(): Promise<void> {
   }
 }
 
-function handleShutdownSignals(service: RunningService, logger: Logger): void {
-  let stopping = false;
+function handleShutdownSignals(service: RunningService, shutdownTimeoutMs: number, logger: Logger): void {
+  let firstSignalAt: number | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (firstSignalAt !== null) {
+      if (performance.now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
       logger.warn({ signal }, 'second signal: exiting without waiting');
       process.exit(1);
     }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => process.exit(0),
+    firstSignalAt = performance.now();
+    logger.info({ signal, shutdownTimeoutMs }, 'shutting down');
+    // The deadline holds even when a step after the HTTP drain hangs (a store that stopped answering).
+    setTimeout(() => {
+      logger.fatal({ shutdownTimeoutMs }, 'shutdown deadline passed before the stop finished; exiting');
+      process.exit(1);
+    }, shutdownTimeoutMs).unref();
+    service.shutdown().then(
+      (outcome) => process.exit(outcome.clean ? 0 : 1),
       (error: unknown) => {
         logger.fatal({ err: error }, 'shutdown failed');
         process.exit(1);

@@ -14,6 +14,7 @@ import { createEventStore } from './eventStore/createEventStore.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import { resolveAdminToken } from './http/adminAuth.js';
 import { createApp } from './http/app.js';
+import { trackConnections, type ConnectionDrain } from './http/connectionDrain.js';
 import { describeAcceptedHosts } from './http/hostGuard.js';
 import { createHttpServer } from './http/httpServer.js';
 import { ensureSecretFile } from './http/secretFile.js';
@@ -67,9 +68,27 @@ export interface RunningService extends ServiceStores {
   url: string | null;
   /** The admin token the API accepts; null without the api role. */
   adminToken: string | null;
-  /** Stops accepting requests, drains the ones in flight, stops the projector, closes the stores. */
+  /** shutdown() without its outcome. */
   stop(): Promise<void>;
+  /**
+   * Drains the HTTP server (stops accepting, answers every request already received), then writes the
+   * usage counted, stops the projector at a batch boundary and closes the stores. Never rejects: a step that
+   * fails is logged and the later ones still run. Called again, it returns the same stop.
+   */
+  shutdown(): Promise<ShutdownOutcome>;
 }
+
+export interface ShutdownOutcome {
+  /** Every step finished and no connection had to be cut at the deadline. */
+  clean: boolean;
+}
+
+/**
+ * Share of SHUTDOWN_TIMEOUT_MS the HTTP drain may take before it cuts the connections still busy; the rest
+ * is left to the steps after it (the usage flush, the projector's last batch, closing the stores), so that a
+ * stop that hits the deadline still writes the usage of every request it answered.
+ */
+const HTTP_DRAIN_SHARE_OF_SHUTDOWN = 0.8;
 
 /**
  * The whole wiring of one process, shared by src/main.ts and the HTTP tests: stores from the config, the
@@ -80,11 +99,17 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const { config, logger } = options;
   const roles = options.roles ?? new Set(ROLES);
   const clock = options.clock ?? (() => new Date());
+  // Run last-started first: the HTTP drain, then the usage flush (limits), then the projector, then the stores.
   const cleanups: Array<() => Promise<void>> = [];
-  const runCleanups = async () => {
+  const runCleanups = async (): Promise<ShutdownOutcome> => {
+    let clean = true;
     for (const cleanup of cleanups.splice(0).reverse()) {
-      await cleanup().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+      await cleanup().catch((error: unknown) => {
+        clean = false;
+        logger.error({ err: error }, 'shutdown step failed');
+      });
     }
+    return { clean };
   };
 
   try {
@@ -169,16 +194,24 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         evaluationRequestLimit: config.evaluationRequestLimit,
       });
       const listening = createHttpServer(app, config.httpServer, logger);
+      const connections = trackConnections(listening);
       listening.listen(config.port, config.host);
       // Rejects with the 'error' (e.g. EADDRINUSE) when listening fails.
       await once(listening, 'listening');
       server = listening;
-      cleanups.push(() => drain(listening, config.shutdownTimeoutMs, logger));
+      // Pushed after limits.close, so it runs before it: the ledger's final flush then holds the usage of
+      // every request the drain answered.
+      cleanups.push(() => drain(connections, config.shutdownTimeoutMs * HTTP_DRAIN_SHARE_OF_SHUTDOWN, logger));
       url = urlOf(listening);
       logger.info({ url }, `listening on ${url}`);
     }
 
-    let stopping: Promise<void> | null = null;
+    let stopping: Promise<ShutdownOutcome> | null = null;
+    const shutdown = () =>
+      (stopping ??= runCleanups().then((outcome) => {
+        logger.info(outcome, 'stopped');
+        return outcome;
+      }));
     return {
       ...stores,
       roles,
@@ -186,7 +219,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       server,
       url,
       adminToken,
-      stop: () => (stopping ??= runCleanups().then(() => logger.info('stopped'))),
+      shutdown,
+      stop: async () => {
+        await shutdown();
+      },
     };
   } catch (error) {
     await runCleanups();
@@ -247,21 +283,13 @@ function urlOf(server: Server): string {
 }
 
 /**
- * Stops accepting connections and lets requests in flight finish. Keep-alive connections are closed as
- * soon as they fall idle; whatever is still open after `timeoutMs` is cut.
+ * The HTTP side of a stop, with its summary line. Connections still busy at `timeoutMs` are cut, and the
+ * step fails so that the stop is not reported clean.
  */
-async function drain(server: Server, timeoutMs: number, logger: Logger): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-  const deadline = setTimeout(() => {
-    logger.warn({ timeoutMs }, 'requests still in flight at the shutdown deadline; closing their connections');
-    server.closeAllConnections();
-  }, timeoutMs);
-  try {
-    await closed;
-  } finally {
-    clearInterval(idleSweep);
-    clearTimeout(deadline);
+async function drain(connections: ConnectionDrain, timeoutMs: number, logger: Logger): Promise<void> {
+  const summary = await connections.drain(Math.round(timeoutMs));
+  logger.info(summary, 'HTTP drain complete');
+  if (summary.connectionsCut > 0) {
+    throw new Error(`${summary.connectionsCut} connections were still busy at the shutdown deadline and were cut.`);
   }
 }

@@ -13,6 +13,7 @@ import {
   RequestTimeout,
 } from './httpErrors.js';
 import { errorBody } from './responses.js';
+import { SECURITY_HEADERS } from './securityHeaders.js';
 
 /** How the server bounds what clients may hold (HTTP_* variables in src/config.ts). */
 export interface HttpServerOptions {
@@ -76,7 +77,7 @@ function refusalHeaders(refusal: ApiError, requestId: string, body: string): Rec
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-Id': requestId,
-    'X-Content-Type-Options': 'nosniff',
+    ...SECURITY_HEADERS,
     ...(refusal instanceof ApiErrorWithHeaders ? refusal.headers : {}),
     Connection: 'close',
   };

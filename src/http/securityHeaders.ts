@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 
 /**
- * Headers every response carries, set before anything can answer so error bodies carry them too.
+ * Headers every response carries, set before anything can answer so error bodies carry them too (and
+ * written by src/http/httpServer.ts on the refusals Node's parser raises before express sees a request).
  *
  * - `X-Content-Type-Options: nosniff`: a browser never guesses a type other than the one we send, so a JSON
  *   body holding editor-written text can never be run as a script or page.
@@ -14,9 +15,14 @@ import type { NextFunction, Request, Response } from 'express';
  * permission policies), which mean nothing for JSON read by servers and would only add bytes to every
  * response.
  */
+export const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+} as const;
+
 export function securityHeaders(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+  res.setHeader('X-Content-Type-Options', SECURITY_HEADERS['X-Content-Type-Options']);
+  res.setHeader('Content-Security-Policy', SECURITY_HEADERS['Content-Security-Policy']);
   next();
 }
 

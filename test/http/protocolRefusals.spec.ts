@@ -83,12 +83,14 @@ async function exchange(
   return { ...parseResponse(bytes), closedAfterMs };
 }
 
-/** The spec's error body with `code`, its request id echoed in X-Request-Id, and a closed connection. */
+/** The spec's error body with `code`, its request id echoed in X-Request-Id, the security headers, and a closed connection. */
 function expectRefusal(answer: RawAnswer, status: number, code: string): void {
   expect(answer.status).toBe(status);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(Number(answer.headers['content-length'])).toBe(answer.bodyBytes);
   expect(answer.headers.connection).toBe('close');
+  expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  expect(answer.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
   expect(answer.body).toEqual({
     error: { code, message: expect.any(String), details: expect.any(Object) },
     meta: { request_id: expect.any(String), generated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },

@@ -33,6 +33,20 @@ interface ConnectionState {
   unanswered: ServerResponse[];
   /** `socket.bytesRead` when its last response closed: bytes read since are the head of a next request. */
   bytesReadWhenIdle: number;
+  /** Called when one of its responses closes (the tracker's bookkeeping for that connection). */
+  onAnswered: (socket: Socket, state: ConnectionState, response: ServerResponse) => void;
+}
+
+const connectionStates = new WeakMap<Socket, ConnectionState>();
+
+/**
+ * One listener shared by every response, not a closure per request: this runs on every request, and tsx
+ * (keepNames) wraps each function made at run time in a naming call.
+ */
+function onResponseClose(this: ServerResponse): void {
+  const socket = this.req.socket;
+  const state = connectionStates.get(socket);
+  if (state !== undefined) state.onAnswered(socket, state, this);
 }
 
 /**
@@ -50,8 +64,9 @@ export function trackConnections(server: Server): ConnectionDrain {
   const stateOf = (socket: Socket): ConnectionState => {
     let state = connections.get(socket);
     if (!state) {
-      state = { unanswered: [], bytesReadWhenIdle: socket.bytesRead };
+      state = { unanswered: [], bytesReadWhenIdle: socket.bytesRead, onAnswered };
       connections.set(socket, state);
+      connectionStates.set(socket, state);
       socket.once('close', () => connections.delete(socket));
     }
     return state;
@@ -74,6 +89,15 @@ export function trackConnections(server: Server): ConnectionDrain {
     socket.destroy();
   };
 
+  const onAnswered = (socket: Socket, state: ConnectionState, response: ServerResponse) => {
+    state.unanswered.splice(state.unanswered.indexOf(response), 1);
+    if (draining !== null && response.writableFinished) draining.answered += 1;
+    if (state.unanswered.length === 0) {
+      state.bytesReadWhenIdle = socket.bytesRead;
+      closeIfIdle(socket, state);
+    }
+  };
+
   server.on('connection', (socket: Socket) => {
     stateOf(socket);
     if (draining !== null) draining.accepted += 1;
@@ -88,14 +112,7 @@ export function trackConnections(server: Server): ConnectionDrain {
     }
     state.unanswered.push(response);
     if (draining !== null) closeAfterLast(state);
-    response.once('close', () => {
-      state.unanswered.splice(state.unanswered.indexOf(response), 1);
-      if (draining !== null && response.writableFinished) draining.answered += 1;
-      if (state.unanswered.length === 0) {
-        state.bytesReadWhenIdle = socket.bytesRead;
-        closeIfIdle(socket, state);
-      }
-    });
+    response.on('close', onResponseClose);
   });
 
   return {

@@ -14,7 +14,7 @@ import {
   type Projection,
   type ProjectionContext,
   type Recorded,
-} from './projection.js';
+} from '../src/projectionEngine/projection.js';
 
 export const ACCESS_PLANS = 'access_plans';
 export const ACCESS_CLIENTS = 'access_clients';

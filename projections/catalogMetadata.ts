@@ -1,7 +1,7 @@
 import { assertNever } from '../src/domain/decider.js';
 import { projectNatures, projectStatuses, type ProjectNature, type ProjectStatus } from '../src/catalogue/project.js';
 import type { UnitTypeEvent, UnitTypeKind } from '../src/catalogue/unitType.js';
-import { alreadyApplied, everyEventType, positionNumber, type PositionedDoc, type Projection } from './projection.js';
+import { alreadyApplied, everyEventType, positionNumber, type PositionedDoc, type Projection } from '../src/projectionEngine/projection.js';
 
 export const CATALOG_METADATA = 'catalog_metadata';
 export const CATALOG_METADATA_ID = 'catalog';

@@ -4,7 +4,7 @@ import {
   projectOwnEditEventTypes,
   type ProjectEventOf,
 } from '../src/catalogue/project.js';
-import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type ProjectionContext, type Recorded } from './projection.js';
+import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type ProjectionContext, type Recorded } from '../src/projectionEngine/projection.js';
 
 export const PROJECT_CHANGES = 'project_changes';
 /** Whether and where each project is published, as far as the change feed needs it; read by no query. */

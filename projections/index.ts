@@ -3,7 +3,7 @@ import { catalogMetadataProjection } from './catalogMetadata.js';
 import { changeFeedProjection } from './changeFeed.js';
 import { communitiesProjection } from './communities.js';
 import { developersProjection } from './developers.js';
-import type { Projection } from './projection.js';
+import type { Projection } from '../src/projectionEngine/projection.js';
 import { projectResourcesProjection } from './projectResources.js';
 import { projectsProjection } from './projects.js';
 import { statesProjection } from './states.js';

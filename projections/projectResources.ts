@@ -14,9 +14,9 @@ import {
   type Video,
   type VirtualTour,
 } from '../src/catalogue/project.js';
-import { roundArea } from './apiShape.js';
-import { withFields } from './docCopy.js';
-import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type Recorded } from './projection.js';
+import { roundArea } from './shared/apiShape.js';
+import { withFields } from '../src/projectionEngine/docCopy.js';
+import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type Recorded } from '../src/projectionEngine/projection.js';
 
 export const PROJECT_RESOURCES = 'project_resources';
 

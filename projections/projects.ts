@@ -10,8 +10,8 @@ import {
 } from '../src/catalogue/project.js';
 import { servedMapEmbed } from '../src/catalogue/mapEmbed.js';
 import type { UnitTypeEvent, UnitTypeKind } from '../src/catalogue/unitType.js';
-import { apiLocation, roundArea, searchText, type ApiLocation } from './apiShape.js';
-import { withFields } from './docCopy.js';
+import { apiLocation, roundArea, searchText, type ApiLocation } from './shared/apiShape.js';
+import { withFields } from '../src/projectionEngine/docCopy.js';
 import {
   alreadyApplied,
   everyEventType,
@@ -20,7 +20,7 @@ import {
   type Projection,
   type ProjectionContext,
   type Recorded,
-} from './projection.js';
+} from '../src/projectionEngine/projection.js';
 
 export const PROJECTS = 'projects';
 /** What this projection keeps of unit types, developers and communities (it reads no other projection). */

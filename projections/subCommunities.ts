@@ -1,7 +1,7 @@
 import { assertNever } from '../src/domain/decider.js';
 import type { CommunityEvent } from '../src/catalogue/community.js';
 import type { SubCommunityEvent } from '../src/catalogue/subCommunity.js';
-import { searchText } from './apiShape.js';
+import { searchText } from './shared/apiShape.js';
 import {
   alreadyApplied,
   everyEventType,
@@ -10,7 +10,7 @@ import {
   type Projection,
   type ProjectionContext,
   type Recorded,
-} from './projection.js';
+} from '../src/projectionEngine/projection.js';
 
 export const SUB_COMMUNITIES = 'sub_communities';
 /** This projection's own record of each community's state: a sub-community's state is its community's. */

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
-import { startProjector, type Projector } from '../projections/runtime.js';
+import { startProjector, type Projector } from './projectionEngine/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
 import { createLimits } from './limits/createLimits.js';
 import { createUsageLedger, withUsageLedger } from './limits/usageLedger.js';

@@ -1,7 +1,7 @@
 import { SingleBar } from 'cli-progress';
 import { allProjections, projectionByName, projectionNames } from '../../projections/index.js';
-import type { Projection } from '../../projections/projection.js';
-import { rebuildProjections, type RebuildProgress } from '../../projections/rebuild.js';
+import type { Projection } from '../projectionEngine/projection.js';
+import { rebuildProjections, type RebuildProgress } from '../projectionEngine/rebuild.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runCli } from './runCli.js';

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allProjections } from '../../projections/index.js';
-import { rebuildProjections } from '../../projections/rebuild.js';
+import { rebuildProjections } from '../../src/projectionEngine/rebuild.js';
 import { createEventStore } from '../../src/eventStore/createEventStore.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';

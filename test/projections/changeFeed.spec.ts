@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_CHANGES, changeFeedProjection, type ProjectChangeDoc } from '../../projections/changeFeed.js';
 import { PROJECTS, projectsProjection, type ProjectDoc } from '../../projections/projects.js';
-import { startProjector, type Projector } from '../../projections/runtime.js';
+import { startProjector, type Projector } from '../../src/projectionEngine/runtime.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { checkpointNameOf, type Projection } from '../../projections/projection.js';
-import { applyEvents, projectHalvingOnFailure, UnitOfWork } from '../../projections/unitOfWork.js';
+import { checkpointNameOf, type Projection } from '../../src/projectionEngine/projection.js';
+import { applyEvents, projectHalvingOnFailure, UnitOfWork } from '../../src/projectionEngine/unitOfWork.js';
 import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import type { Doc, ReadStore, WriteOp } from '../../src/readStore/readStore.js';

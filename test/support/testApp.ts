@@ -6,7 +6,7 @@ import { createLogger } from '../../src/logger.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { startService } from '../../src/service.js';
-import type { Projector } from '../../projections/runtime.js';
+import type { Projector } from '../../src/projectionEngine/runtime.js';
 import type { DestinationStream } from 'pino';
 
 /** The admin token test apps accept unless a test asks for the generated-token path. */

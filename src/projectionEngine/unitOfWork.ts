@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../src/eventStore/eventStore.js';
-import type { Doc, DocId, ReadStore, Scalar, WriteOp } from '../src/readStore/readStore.js';
+import type { RecordedEvent } from '../eventStore/eventStore.js';
+import type { Doc, DocId, ReadStore, Scalar, WriteOp } from '../readStore/readStore.js';
 import type { Projection, ProjectionContext } from './projection.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withFields } from '../../projections/docCopy.js';
+import { withFields } from '../../src/projectionEngine/docCopy.js';
 
 /** The same keys in the same order, with the same values, as JSON shows them. */
 const asStored = (value: unknown) => JSON.stringify(value);

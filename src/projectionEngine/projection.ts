@@ -1,5 +1,5 @@
-import type { DomainEvent, RecordedEvent } from '../src/eventStore/eventStore.js';
-import type { Doc, DocId, IndexSpec, Scalar } from '../src/readStore/readStore.js';
+import type { DomainEvent, RecordedEvent } from '../eventStore/eventStore.js';
+import type { Doc, DocId, IndexSpec, Scalar } from '../readStore/readStore.js';
 
 /**
  * The per-batch unit of work a projection writes through. Reads see the batch's own pending writes, so

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { EventStore, RecordedEvent, Subscription } from '../src/eventStore/eventStore.js';
-import type { ReadStore } from '../src/readStore/readStore.js';
+import type { EventStore, RecordedEvent, Subscription } from '../eventStore/eventStore.js';
+import type { ReadStore } from '../readStore/readStore.js';
 import { checkpointNameOf, type Projection } from './projection.js';
 import { rebuildProjections } from './rebuild.js';
 import { applyEvents, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FreshGenerationDocuments, UnitOfWork } from '../../projections/unitOfWork.js';
+import { FreshGenerationDocuments, UnitOfWork } from '../../src/projectionEngine/unitOfWork.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
 
 describe('unit of work', () => {

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_CHANGES, changeFeedProjection } from '../../projections/changeFeed.js';
 import { allProjections } from '../../projections/index.js';
-import { alreadyApplied, checkpointNameOf, positionNumber, type PositionedDoc, type Projection } from '../../projections/projection.js';
+import { alreadyApplied, checkpointNameOf, positionNumber, type PositionedDoc, type Projection } from '../../src/projectionEngine/projection.js';
 import { PROJECTS, projectsProjection } from '../../projections/projects.js';
-import { rebuildProjections } from '../../projections/rebuild.js';
-import { startProjector, type Projector } from '../../projections/runtime.js';
+import { rebuildProjections } from '../../src/projectionEngine/rebuild.js';
+import { startProjector, type Projector } from '../../src/projectionEngine/runtime.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';

@@ -1,6 +1,6 @@
-import type { EventStore, RecordedEvent } from '../src/eventStore/eventStore.js';
-import type { LogReadAhead } from '../src/eventStore/sqliteEventStore.js';
-import type { GenerationStore, ReadStore } from '../src/readStore/readStore.js';
+import type { EventStore, RecordedEvent } from '../eventStore/eventStore.js';
+import type { LogReadAhead } from '../eventStore/sqliteEventStore.js';
+import type { GenerationStore, ReadStore } from '../readStore/readStore.js';
 import { checkpointNameOf, type Projection } from './projection.js';
 import { FreshGenerationDocuments, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 

@@ -22,7 +22,7 @@ import { createQueryRouter } from '../../queries/queryRoute.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { requestContext } from './requestContext.js';
 import { requestSigning } from './requestSigning.js';
-import { noStore, securityHeaders } from './securityHeaders.js';
+import { noStore } from './securityHeaders.js';
 import { answeredNotModified } from './responses.js';
 import type { LinkSigner } from './signedLinks.js';
 
@@ -120,7 +120,6 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   // Our handlers set ETags from what identifies a payload; express's body hash would also cover meta.
   app.set('etag', false);
-  app.use(securityHeaders);
   app.use(requestContext(deps.logger));
   app.use('/v1', apiRouter(deps));
   app.use('/admin', adminRouter(deps));

@@ -13,7 +13,7 @@ import {
   RequestTimeout,
 } from './httpErrors.js';
 import { errorBody } from './responses.js';
-import { SECURITY_HEADERS } from './securityHeaders.js';
+import { SECURITY_HEADERS, setSecurityHeaders } from './securityHeaders.js';
 
 /** How the server bounds what clients may hold (HTTP_* variables in src/config.ts). */
 export interface HttpServerOptions {
@@ -135,6 +135,7 @@ export function createHttpServer(app: RequestListener, options: HttpServerOption
       requireHostHeader: false,
     },
     (req, res) => {
+      setSecurityHeaders(res);
       if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
         const refusal = new BadRequest('An HTTP/1.1 request must carry a Host header.', { header: 'Host' });
         const requestId = randomUUID();

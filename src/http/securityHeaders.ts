@@ -1,8 +1,10 @@
+import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
- * Headers every response carries, set before anything can answer so error bodies carry them too (and
- * written by src/http/httpServer.ts on the refusals Node's parser raises before express sees a request).
+ * Headers every response carries. src/http/httpServer.ts sets them on each request before the app sees it
+ * (so error bodies carry them too; no express layer of their own, which every request would pass through)
+ * and writes them on the refusals Node's parser raises before any request exists.
  *
  * - `X-Content-Type-Options: nosniff`: a browser never guesses a type other than the one we send, so a JSON
  *   body holding editor-written text can never be run as a script or page.
@@ -20,10 +22,9 @@ export const SECURITY_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
 } as const;
 
-export function securityHeaders(req: Request, res: Response, next: NextFunction): void {
+export function setSecurityHeaders(res: ServerResponse): void {
   res.setHeader('X-Content-Type-Options', SECURITY_HEADERS['X-Content-Type-Options']);
   res.setHeader('Content-Security-Policy', SECURITY_HEADERS['Content-Security-Policy']);
-  next();
 }
 
 /**

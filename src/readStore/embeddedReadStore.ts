@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { assertNever } from '../domain/decider.js';
+import { startTypeScriptWorker } from '../typeScriptWorker.js';
+import { BUSY_TIMEOUT_MS, SCHEMA, WRITE_SQL } from './embedded/sqliteSchema.js';
+import type { WriterBatch, WriterMessage, WriterReply, WriterSettings } from './embedded/writerProtocol.js';
 import {
   DuplicateKeyError,
   indexName,
@@ -49,63 +51,12 @@ import {
  * generation, its promote or its discard.
  */
 
-const BUSY_TIMEOUT_MS = 5000;
 /** Distinct queries (filter, text, sort) whose full, ordered match list each collection keeps. */
 const RESULT_CACHE_SIZE = 64;
 /** Below this share of the collection, equality-index candidates are filtered and ranked instead of a scan. */
 const CANDIDATE_SHARE = 0.25;
 /** The checkpoint scope of the live store; a generation's checkpoints are scoped by its id. */
 const LIVE_SCOPE = '';
-
-/** The statements of a write, shared with the generation writer's connection. */
-const WRITE_SQL = {
-  bumpVersion: `INSERT INTO collection_versions (collection, version) VALUES (?, 1)
-    ON CONFLICT (collection) DO UPDATE SET version = version + 1 RETURNING version`,
-  upsertDoc: `INSERT INTO documents (collection, id, version, doc) VALUES (?, ?, ?, ?)
-    ON CONFLICT (collection, id) DO UPDATE SET version = excluded.version, doc = excluded.doc`,
-  /** As upsertDoc, from the document's UTF-8 bytes: stored as the TEXT the string would give. */
-  upsertEncodedDoc: `INSERT INTO documents (collection, id, version, doc) VALUES (?, ?, ?, CAST(? AS TEXT))
-    ON CONFLICT (collection, id) DO UPDATE SET version = excluded.version, doc = excluded.doc`,
-  deleteDoc: 'DELETE FROM documents WHERE collection = ? AND id = ?',
-  upsertCheckpoint: `INSERT INTO checkpoints (scope, name, position) VALUES (?, ?, ?)
-    ON CONFLICT (scope, name) DO UPDATE SET position = excluded.position`,
-};
-
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS documents (
-    collection TEXT NOT NULL,
-    id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    doc TEXT NOT NULL,
-    PRIMARY KEY (collection, id)
-  );
-  CREATE INDEX IF NOT EXISTS documents_by_version ON documents (collection, version);
-  CREATE TABLE IF NOT EXISTS collection_versions (
-    collection TEXT PRIMARY KEY,
-    version INTEGER NOT NULL
-  ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS aliases (
-    logical TEXT PRIMARY KEY,
-    physical TEXT NOT NULL
-  ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS pending_generations (
-    physical TEXT PRIMARY KEY,
-    logical TEXT NOT NULL,
-    generation TEXT NOT NULL
-  ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS checkpoints (
-    scope TEXT NOT NULL,
-    name TEXT NOT NULL,
-    position TEXT NOT NULL,
-    PRIMARY KEY (scope, name)
-  ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS declared_indexes (
-    collection TEXT NOT NULL,
-    name TEXT NOT NULL,
-    spec TEXT NOT NULL,
-    PRIMARY KEY (collection, name)
-  ) WITHOUT ROWID;
-`;
 
 // ---------------------------------------------------------------------------------------------------------
 // MongoDB value semantics on plain JSON documents
@@ -870,149 +821,6 @@ class CollectionMirror {
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * One write of a generation. Row i goes to physicals[rowPhysicals[i]]; `ids` holds the rows' stored ids back
- * to back (idLengths[i] characters each), and `docs` their documents' JSON in UTF-8, back to back, row i's
- * ending at docEnds[i] (-1 for a delete). The documents are encoded once, on the queueing thread, into a
- * buffer that is handed over rather than copied, and bound as they are (CAST to TEXT, the same value a
- * string gives): as one string, they were copied into the message, out of it, per row, and converted to
- * UTF-8 per row again on the writer's thread. One string and a few typed arrays cost the structured clone
- * far less than a string per row.
- */
-interface WriterBatch {
-  generation: string;
-  scope: string;
-  physicals: string[];
-  rowPhysicals: Int32Array<ArrayBuffer>;
-  idLengths: Int32Array<ArrayBuffer>;
-  ids: string;
-  docEnds: Int32Array<ArrayBuffer>;
-  docs: Uint8Array<ArrayBuffer>;
-  checkpoints: Array<[name: string, position: string]>;
-}
-
-type WriterReply = { generation: string; error?: { message: string; code?: string } };
-
-/**
- * The writer thread, as plain CommonJS source so that it runs without the TypeScript loader. Each batch
- * (versions, documents, checkpoints) is committed whole or not at all, in the order received; after a batch
- * of a generation fails, none of that generation's later batches is committed.
- */
-const GENERATION_WRITER_SOURCE = `
-const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-// Below the thread that queues the writes (see HELPER_THREAD_NICENESS). On Linux a thread's nice value is
-// its own, and setPriority(0, ...) sets the calling thread's; elsewhere it would be the whole process's.
-if (process.platform === 'linux') {
-  try {
-    require('node:os').setPriority(0, workerData.niceness);
-  } catch {
-    // Not allowed here: the thread keeps its priority.
-  }
-}
-db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-db.pragma('synchronous = NORMAL');
-const bumpVersion = db.prepare(workerData.sql.bumpVersion).pluck();
-const upsertEncodedDoc = db.prepare(workerData.sql.upsertEncodedDoc);
-const deleteDoc = db.prepare(workerData.sql.deleteDoc);
-const upsertCheckpoint = db.prepare(workerData.sql.upsertCheckpoint);
-function write(batch) {
-  const versions = new Map();
-  const { ids, docs, docEnds } = batch;
-  let idStart = 0;
-  let docStart = 0;
-  for (let row = 0; row < batch.rowPhysicals.length; row++) {
-    const physical = batch.physicals[batch.rowPhysicals[row]];
-    const idEnd = idStart + batch.idLengths[row];
-    const id = ids.slice(idStart, idEnd);
-    idStart = idEnd;
-    const docEnd = docEnds[row];
-    let version = versions.get(physical);
-    if (version === undefined) {
-      version = bumpVersion.get(physical);
-      versions.set(physical, version);
-    }
-    if (docEnd < 0) {
-      deleteDoc.run(physical, id);
-    } else {
-      upsertEncodedDoc.run(physical, id, version, docs.subarray(docStart, docEnd));
-      docStart = docEnd;
-    }
-  }
-  for (const [name, position] of batch.checkpoints) upsertCheckpoint.run(batch.scope, name, position);
-}
-const failed = new Map();
-const failure = (cause) => ({ message: String(cause && cause.message), code: cause && cause.code });
-// Batches queued meanwhile share one transaction: a commit rewrites the pages the batches share (tables'
-// inner pages, versions, checkpoints) in the log once instead of per batch. They are written straight into
-// it, since they were checked before they were sent and hardly ever fail; only when one does is the
-// transaction rolled back and the batches committed again, each in a savepoint of its own, so that a
-// failing batch takes only its own generation down. (A savepoint per batch on every commit cost the
-// thread a sixth of its time copying pages into the statement journal.)
-const commitAll = db.transaction((batches) => {
-  for (const batch of batches) write(batch);
-});
-const commitOne = db.transaction(write);
-const commitEach = db.transaction((batches) =>
-  batches.map((batch) => {
-    let error = failed.get(batch.generation);
-    if (!error) {
-      try {
-        commitOne(batch);
-      } catch (cause) {
-        error = failure(cause);
-        failed.set(batch.generation, error);
-      }
-    }
-    return error;
-  }),
-);
-function commitQueued(batches) {
-  if (!batches.some((batch) => failed.has(batch.generation))) {
-    try {
-      commitAll.immediate(batches);
-      return batches.map(() => undefined);
-    } catch {
-      // Rolled back whole; committed again batch by batch below.
-    }
-  }
-  return commitEach.immediate(batches);
-}
-parentPort.on('message', (first) => {
-  const batches = [];
-  let closing = first === null;
-  if (!closing) batches.push(first);
-  for (let queued = closing ? undefined : receiveMessageOnPort(parentPort); queued; queued = receiveMessageOnPort(parentPort)) {
-    if (queued.message === null) {
-      closing = true;
-      break;
-    }
-    batches.push(queued.message);
-  }
-  if (batches.length > 0) {
-    let errors;
-    try {
-      errors = commitQueued(batches);
-    } catch (cause) {
-      errors = batches.map((batch) => {
-        const error = failed.get(batch.generation) ?? failure(cause);
-        failed.set(batch.generation, error);
-        return error;
-      });
-    }
-    batches.forEach((batch, index) => {
-      const error = errors[index];
-      parentPort.postMessage(error ? { generation: batch.generation, error } : { generation: batch.generation });
-    });
-  }
-  if (closing) {
-    db.close();
-    parentPort.close();
-  }
-});
-`;
-
-/**
  * The writer thread's nice value (Linux). A rebuild keeps three threads busy on what may be two cores: the
  * one projecting, which the rebuild waits for, and the log reader and this writer, which are ahead of it
  * and can wait. As equals, the scheduler had the projecting thread wait for a core a quarter of its time;
@@ -1051,16 +859,8 @@ class GenerationWriter {
   private waiters: Array<() => void> = [];
 
   constructor(private readonly file: string) {
-    this.worker = new Worker(GENERATION_WRITER_SOURCE, {
-      eval: true,
-      workerData: {
-        file,
-        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-        sql: WRITE_SQL,
-        busyTimeoutMs: BUSY_TIMEOUT_MS,
-        niceness: HELPER_THREAD_NICENESS,
-      },
-    });
+    const settings: WriterSettings = { file, busyTimeoutMs: BUSY_TIMEOUT_MS, niceness: HELPER_THREAD_NICENESS };
+    this.worker = startTypeScriptWorker(new URL('./embedded/writerThread.ts', import.meta.url), { workerData: settings });
     this.worker.unref();
     this.worker.on('message', (reply: WriterReply) => this.replied(reply));
     this.worker.on('error', (error) => this.crashed(error));
@@ -1115,7 +915,7 @@ class GenerationWriter {
     const exited = once(this.worker, 'exit');
     // Unreferenced while idle, the thread would otherwise let the process exit before close resolves.
     this.worker.ref();
-    this.worker.postMessage(null);
+    this.worker.postMessage(null satisfies WriterMessage);
     await exited;
   }
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { createPrivateDatabaseFile } from '../dataDir.js';
+import { startTypeScriptWorker } from '../typeScriptWorker.js';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -13,6 +12,7 @@ import {
   type SubscribeToAllOptions,
   type Subscription,
 } from './eventStore.js';
+import type { LogReaderSettings, ReadPage, ReaderMessage } from './logReaderProtocol.js';
 
 export const DEFAULT_READ_ALL_PAGE_SIZE = 1000;
 export const DEFAULT_SUBSCRIPTION_BATCH_SIZE = 500;
@@ -36,7 +36,7 @@ const SCHEMA = `
 
 /** Column order shared by every event SELECT, read as raw arrays (no per-row object built by the driver). */
 const EVENT_COLUMNS = 'event_id, type, data, metadata, stream_name, stream_revision, position, recorded_at';
-type EventRow = [id: string, type: string, data: string, metadata: string, streamName: string, revision: number, position: number, recordedAt: string];
+export type EventRow = [id: string, type: string, data: string, metadata: string, streamName: string, revision: number, position: number, recordedAt: string];
 
 const EMPTY_METADATA = '{}';
 
@@ -77,86 +77,6 @@ const READER_NICENESS = 10;
 
 /** Pages a reader may have read and not yet handed out: enough to keep it busy while one is projected. */
 const READ_AHEAD_PAGES = 3;
-
-/**
- * The read-ahead thread, as plain CommonJS source so that it runs without the TypeScript loader. On its own
- * connection it steps through the log and sends each page as one text (every row's id, data, metadata,
- * stream name and timestamp, back to back), their end offsets, and each row's type code, revision and
- * position as numbers; types are sent once, with the page that first has them. SQLite's stepping and the
- * rows' strings cost this thread, and one string and two typed arrays cost the clone to the consumer far
- * less than a string per column and row: receiving the rows as arrays cost the consumer more than reading
- * them itself. It reads a page for each credit it is sent, up to the first empty page, and runs until the
- * consumer terminates it.
- */
-const LOG_READER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-// Below the consumer's thread (see READER_NICENESS). On Linux a thread's nice value is its own, and
-// setPriority(0, ...) sets the calling thread's; elsewhere it would be the whole process's.
-if (process.platform === 'linux') {
-  try {
-    require('node:os').setPriority(0, workerData.niceness);
-  } catch {
-    // Not allowed here: the thread keeps its priority.
-  }
-}
-const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-const select = db.prepare(workerData.sql).raw(true);
-let after = workerData.after;
-let ended = false;
-const typeCodes = new Map();
-function readPage() {
-  const rows = select.all(after, workerData.pageSize);
-  if (rows.length === 0) ended = true;
-  else after = rows[rows.length - 1][6];
-  const newTypes = [];
-  const parts = new Array(rows.length * 5);
-  const ends = new Int32Array(rows.length * 5);
-  const numbers = new Float64Array(rows.length * 3);
-  let length = 0;
-  for (let index = 0; index < rows.length; index++) {
-    const row = rows[index];
-    let code = typeCodes.get(row[1]);
-    if (code === undefined) {
-      code = typeCodes.size;
-      typeCodes.set(row[1], code);
-      newTypes.push(row[1]);
-    }
-    numbers[index * 3] = code;
-    numbers[index * 3 + 1] = row[5];
-    numbers[index * 3 + 2] = row[6];
-    const at = index * 5;
-    parts[at] = row[0]; length += row[0].length; ends[at] = length;
-    parts[at + 1] = row[2]; length += row[2].length; ends[at + 1] = length;
-    parts[at + 2] = row[3]; length += row[3].length; ends[at + 2] = length;
-    parts[at + 3] = row[4]; length += row[4].length; ends[at + 3] = length;
-    parts[at + 4] = row[7]; length += row[7].length; ends[at + 4] = length;
-  }
-  return { count: rows.length, newTypes, text: parts.join(''), ends, numbers };
-}
-parentPort.on('message', (credits) => {
-  try {
-    for (let page = 0; page < credits && !ended; page++) {
-      const message = readPage();
-      parentPort.postMessage(message, [message.ends.buffer, message.numbers.buffer]);
-    }
-  } catch (cause) {
-    ended = true;
-    parentPort.postMessage({ error: String(cause && cause.message) });
-  }
-});
-`;
-
-/** See LOG_READER_SOURCE. */
-interface ReadPage {
-  count: number;
-  newTypes: string[];
-  text: string;
-  ends: Int32Array;
-  numbers: Float64Array;
-}
-type ReaderMessage = ReadPage | { error: string };
 
 /**
  * An event of a read-ahead page: its strings are cut from the page's text, and its payload and metadata
@@ -219,21 +139,18 @@ function eventsOf(page: ReadPage, types: string[]): RecordedEvent[] {
   return events;
 }
 
-/** Pages of the log from a read-ahead thread on `file` (see LOG_READER_SOURCE). */
+/** Pages of the log from a read-ahead thread on `file` (see logReaderThread.ts). */
 async function* readAheadInWorker(file: string, after: bigint, pageSize: number): AsyncGenerator<RecordedEvent[]> {
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a whole number >= 1, got ${pageSize}`);
-  const worker = new Worker(LOG_READER_SOURCE, {
-    eval: true,
-    workerData: {
-      file,
-      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-      sql: SELECT_ALL_AFTER,
-      busyTimeoutMs: BUSY_TIMEOUT_MS,
-      after: Number(after),
-      pageSize,
-      niceness: READER_NICENESS,
-    },
-  });
+  const settings: LogReaderSettings = {
+    file,
+    sql: SELECT_ALL_AFTER,
+    busyTimeoutMs: BUSY_TIMEOUT_MS,
+    after: Number(after),
+    pageSize,
+    niceness: READER_NICENESS,
+  };
+  const worker = startTypeScriptWorker(new URL('./logReaderThread.ts', import.meta.url), { workerData: settings });
   const received: ReaderMessage[] = [];
   const types: string[] = [];
   let failure: Error | undefined;

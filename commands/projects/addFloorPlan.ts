@@ -7,6 +7,12 @@ import {
   type Project,
   type ProjectEvent,
 } from '../../src/catalogue/project.js';
+import {
+  throwIfAnyProblem,
+  type CatalogueFacts,
+  type CatalogueLookup,
+  type ReferenceProblems,
+} from '../../src/catalogue/catalogueReferences.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 
 const fields = floorPlanFieldsSchema.shape;
@@ -22,9 +28,26 @@ export const addFloorPlanSchema = floorPlanFieldsSchema
 
 export type AddFloorPlan = z.infer<typeof addFloorPlanSchema>;
 
-/** The floor plan's id is allocated by the service (meta.allocatedIds.floorPlan). */
-export function decide(command: AddFloorPlan, state: Project | null, meta: CommandMeta & { id: number }): ProjectEvent[] {
+
+/** The unit type the floor plan names, if any. */
+export function references(command: AddFloorPlan): CatalogueLookup {
+  return { unitTypes: command.unit_type_id === undefined || command.unit_type_id === null ? [] : [command.unit_type_id] };
+}
+
+function unitTypeProblems(command: AddFloorPlan, facts: CatalogueFacts): ReferenceProblems {
+  const id = command.unit_type_id;
+  if (id === undefined || id === null || facts.unitTypes.has(id)) return {};
+  return { 'body.unit_type_id': `unit type ${id} does not exist` };
+}
+
+/** The named unit type must exist. The floor plan's id is allocated by the service (meta.allocatedIds.floorPlan). */
+export function decide(
+  command: AddFloorPlan,
+  state: Project | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+): ProjectEvent[] {
   activeProject(state, meta.id);
+  throwIfAnyProblem(unitTypeProblems(command, meta.references));
   const floorPlanId = allocatedId(meta, 'floorPlan');
   return [{ type: 'FloorPlanAdded', data: { project_id: meta.id, floor_plan: { floor_plan_id: floorPlanId, ...command }, at: meta.now } }];
 }

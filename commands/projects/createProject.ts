@@ -6,6 +6,14 @@ import {
   type Project,
   type ProjectEvent,
 } from '../../src/catalogue/project.js';
+import {
+  missingInList,
+  placeLookup,
+  placeProblems,
+  throwIfAnyProblem,
+  type CatalogueFacts,
+  type CatalogueLookup,
+} from '../../src/catalogue/catalogueReferences.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
 
@@ -38,8 +46,24 @@ export const createProjectSchema = projectFieldsSchema
 
 export type CreateProject = z.infer<typeof createProjectSchema>;
 
-export function decide(command: CreateProject, project: Project | null, meta: CommandMeta & { id: number }): ProjectEvent[] {
+/** The developer, the place and the unit types the project names. */
+export function references(command: CreateProject): CatalogueLookup {
+  return { ...placeLookup(command), developers: [command.developer_id], unitTypes: command.unit_type_ids };
+}
+
+/** Every reference must exist and the place hang together; all their problems come in one 422. */
+export function decide(
+  command: CreateProject,
+  project: Project | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+): ProjectEvent[] {
   if (project) throw new Conflict(`Project ${meta.id} already exists.`);
+  const facts = meta.references;
+  throwIfAnyProblem({
+    ...(facts.developers.has(command.developer_id) ? {} : { 'body.developer_id': `developer ${command.developer_id} does not exist` }),
+    ...placeProblems(command, facts),
+    ...missingInList(command.unit_type_ids, facts.unitTypes, 'body.unit_type_ids', 'unit type'),
+  });
   requireUniqueIds(command.unit_type_ids, 'body.unit_type_ids');
   return [{ type: 'ProjectCreated', data: { project_id: meta.id, ...command, at: meta.now } }];
 }

@@ -92,6 +92,45 @@ export async function updateAggregate<State, Event extends DomainEvent>(
   return execute(deps, options, { id: options.id }, loaded);
 }
 
+/**
+ * What a command needs to know from outside its aggregate (does the developer it names exist? is the plan
+ * active?), read through a port before deciding and handed to decide as `meta.references`, so decide stays
+ * pure. `readReferences` sees the aggregate as read, for rules about the state after the change.
+ */
+interface ReferencedCommandOptions<State, Event, References> extends Omit<CommandOptions<State, Event>, 'decide'> {
+  readReferences(state: State): Promise<References>;
+  decide: (state: State, meta: CommandMeta & { id: number; references: References }) => Event[];
+}
+
+/** createAggregate for a command whose decide needs references. */
+export async function createAggregateWithReferences<State, Event extends DomainEvent, References>(
+  deps: CommandDeps,
+  options: ReferencedCommandOptions<State, Event, References> & { idSequence: string },
+): Promise<CommandResult<State, Event>> {
+  const references = await options.readReferences(options.aggregate.initialState());
+  return createAggregate(deps, { ...options, decide: (state, meta) => options.decide(state, { ...meta, references }) });
+}
+
+/**
+ * updateAggregate for a command whose decide needs references. The references are read for the revision
+ * the aggregate was read at, and the command is decided on exactly that revision (a concurrent edit in
+ * between is refused with 409). A missing aggregate is refused by the decider in its own words.
+ */
+export async function updateAggregateWithReferences<State, Event extends DomainEvent, References>(
+  deps: CommandDeps,
+  options: ReferencedCommandOptions<State, Event, References> & { id: number; expectedRevision?: number },
+): Promise<CommandResult<State, Event>> {
+  const loaded = await loadAggregate(deps.eventStore, options.aggregate, options.id);
+  const references = await options.readReferences(loaded?.state ?? options.aggregate.initialState());
+  const decide = (state: State, meta: CommandMeta & { id: number }) => options.decide(state, { ...meta, references });
+  if (!loaded) {
+    decide(options.aggregate.initialState(), { now: deps.clock().toISOString(), actor: options.actor, allocatedIds: {}, id: options.id });
+    throw new NotFound(`${options.aggregate.category} ${options.id} does not exist.`);
+  }
+  const expectedRevision = options.expectedRevision ?? loaded.revision;
+  return updateAggregate(deps, { ...options, expectedRevision, decide });
+}
+
 /** Claims the peeked ids in turn; false at the first one another command claimed first. */
 async function claimAll(eventStore: EventStore, peeked: readonly PeekedId[]): Promise<boolean> {
   for (const id of peeked) {

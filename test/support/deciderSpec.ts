@@ -26,24 +26,29 @@ export interface DeciderThen<Event> {
   thenThrows(expected: ErrorClass | string): Error;
 }
 
-export interface DeciderGiven<Command, Event> {
-  when(command: Command, meta?: Partial<DecideMeta>): DeciderThen<Event>;
+export interface DeciderGiven<Command, Event, Extra extends object = object> {
+  when(command: Command, meta?: Partial<DecideMeta & Extra>): DeciderThen<Event>;
 }
 
 /**
  * Given/when/then for pure deciders: the given events are folded with the aggregate's evolve, the command
  * is decided against the result, and the emitted events (or the refusal) are compared.
  */
-export function deciderSpec<State, Event extends DomainEvent, Command>(
+export function deciderSpec<State, Event extends DomainEvent, Command, Extra extends object = object>(
   aggregate: Aggregate<State, Event>,
-  decide: Decide<Command, State, Event>,
+  decide: (command: Command, state: State, meta: DecideMeta & Extra) => Event[],
+  /**
+   * What a decider needs beyond DecideMeta in every case of the spec (e.g. `references`: the facts its
+   * handler reads through a port); a case's own meta overrides it.
+   */
+  extra?: Extra,
 ) {
   return {
-    given(events: Event[]): DeciderGiven<Command, Event> {
+    given(events: Event[]): DeciderGiven<Command, Event, Extra> {
       return {
         when(command, meta = {}) {
           const state = events.reduce((folded, event) => aggregate.evolve(folded, event), aggregate.initialState());
-          const run = () => decide(command, state, { ...defaultMeta, ...meta });
+          const run = () => decide(command, state, { ...defaultMeta, ...extra, ...meta } as DecideMeta & Extra);
           return {
             then(expected) {
               expect(run()).toEqual(expected);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addFloorPlanSchema, decide as addFloorPlan } from '../../../commands/projects/addFloorPlan.js';
+import { addFloorPlanSchema, decide as addFloorPlan, references as addFloorPlanReferences } from '../../../commands/projects/addFloorPlan.js';
 import { addGalleryPictureSchema, decide as addGalleryPicture } from '../../../commands/projects/addGalleryPicture.js';
 import { addPaymentPlanSchema, decide as addPaymentPlan } from '../../../commands/projects/addPaymentPlan.js';
 import { attachBrochureSchema, decide as attachBrochure } from '../../../commands/projects/attachBrochure.js';
@@ -8,7 +8,7 @@ import {
   decide as attachMasterPlanDocument,
 } from '../../../commands/projects/attachMasterPlanDocument.js';
 import { changeProjectStatusSchema, decide as changeProjectStatus } from '../../../commands/projects/changeProjectStatus.js';
-import { createProjectSchema, decide as createProject, type CreateProject } from '../../../commands/projects/createProject.js';
+import { createProjectSchema, decide as createProject, references as createProjectReferences } from '../../../commands/projects/createProject.js';
 import { decide as deleteProject } from '../../../commands/projects/deleteProject.js';
 import { decide as publishProject } from '../../../commands/projects/publishProject.js';
 import { decide as removeBrochure } from '../../../commands/projects/removeBrochure.js';
@@ -25,27 +25,39 @@ import {
   decide as replaceGalleryPicture,
   replaceGalleryPictureSchema,
 } from '../../../commands/projects/replaceGalleryPicture.js';
-import { decide as reviseFloorPlan, reviseFloorPlanSchema } from '../../../commands/projects/reviseFloorPlan.js';
+import {
+  decide as reviseFloorPlan,
+  references as reviseFloorPlanReferences,
+  reviseFloorPlanSchema,
+} from '../../../commands/projects/reviseFloorPlan.js';
 import {
   decide as reviseGalleryPicture,
   reviseGalleryPictureSchema,
 } from '../../../commands/projects/reviseGalleryPicture.js';
 import { decide as revisePaymentPlan, revisePaymentPlanSchema } from '../../../commands/projects/revisePaymentPlan.js';
-import { decide as reviseProject, reviseProjectSchema, type ReviseProject } from '../../../commands/projects/reviseProject.js';
+import { decide as reviseProject, references as reviseProjectReferences, reviseProjectSchema } from '../../../commands/projects/reviseProject.js';
 import { decide as setAmenities, setAmenitiesSchema } from '../../../commands/projects/setAmenities.js';
 import { decide as setFaqs, setFaqsSchema } from '../../../commands/projects/setFaqs.js';
 import { decide as setFloorPlates, setFloorPlatesSchema } from '../../../commands/projects/setFloorPlates.js';
 import { decide as setNearbyPlaces, setNearbyPlacesSchema } from '../../../commands/projects/setNearbyPlaces.js';
 import { decide as setPaymentMethods, setPaymentMethodsSchema } from '../../../commands/projects/setPaymentMethods.js';
-import { decide as setRelatedProjects, setRelatedProjectsSchema } from '../../../commands/projects/setRelatedProjects.js';
+import {
+  decide as setRelatedProjects,
+  references as setRelatedProjectsReferences,
+  setRelatedProjectsSchema,
+} from '../../../commands/projects/setRelatedProjects.js';
 import { decide as setVideo, setVideoSchema } from '../../../commands/projects/setVideo.js';
 import { decide as setVirtualTours, setVirtualToursSchema } from '../../../commands/projects/setVirtualTours.js';
 import { decide as unpublishProject } from '../../../commands/projects/unpublishProject.js';
-import { communityAggregate } from '../../catalogue/community.js';
-import { developerAggregate } from '../../catalogue/developer.js';
+import {
+  eventStoreCatalogueReferences,
+  noCatalogueFacts,
+  readCatalogueFacts,
+  type CatalogueFacts,
+  type CatalogueLookup,
+} from '../../catalogue/catalogueReferences.js';
 import { imageRefSchema } from '../../catalogue/imageRef.js';
 import {
-  activeProject,
   amenitySchema,
   faqSchema,
   floorPlanFieldsSchema,
@@ -62,16 +74,16 @@ import {
   virtualTourSchema,
   type Project,
   type ProjectEvent,
-  type ProjectFields,
 } from '../../catalogue/project.js';
-import { stateAggregate } from '../../catalogue/state.js';
-import { subCommunityAggregate } from '../../catalogue/subCommunity.js';
-import { unitTypeAggregate } from '../../catalogue/unitType.js';
-import { createAggregate, loadAggregate, updateAggregate } from '../../domain/commandHandler.js';
+import {
+  createAggregateWithReferences,
+  loadAggregate,
+  updateAggregate,
+  updateAggregateWithReferences,
+} from '../../domain/commandHandler.js';
 import type { CommandMeta } from '../../domain/decider.js';
-import { NotFound, ValidationFailed } from '../../domain/errors.js';
-import type { EventStore } from '../../eventStore/eventStore.js';
-import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import { NotFound } from '../../domain/errors.js';
+import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { noParams, pathId } from './adminSchemas.js';
 
 const TAG = 'Projects';
@@ -126,101 +138,6 @@ function representation(revision: number, project: Project | null): AdminRouteRe
   return { data, revision };
 }
 
-// Referenced ids. They are checked before deciding, so a dangling reference never reaches the event log;
-// every problem of a request is reported in one 422.
-
-type Problems = Record<string, string>;
-
-function throwIfAny(problems: Problems): void {
-  if (Object.keys(problems).length > 0) throw new ValidationFailed(problems);
-}
-
-async function exists(eventStore: EventStore, aggregate: { streamName(id: number): string }, id: number): Promise<boolean> {
-  return (await eventStore.readStream(aggregate.streamName(id))).length > 0;
-}
-
-/** The community must lie in the state and the sub-community in the community. */
-async function placeProblems(
-  eventStore: EventStore,
-  place: Pick<ProjectFields, 'state_id' | 'community_id' | 'sub_community_id'>,
-): Promise<Problems> {
-  const [stateExists, community, subCommunity] = await Promise.all([
-    exists(eventStore, stateAggregate, place.state_id),
-    loadAggregate(eventStore, communityAggregate, place.community_id),
-    place.sub_community_id === null ? null : loadAggregate(eventStore, subCommunityAggregate, place.sub_community_id),
-  ]);
-  const problems: Problems = {};
-  if (!stateExists) problems['body.state_id'] = `state ${place.state_id} does not exist`;
-  if (!community?.state) {
-    problems['body.community_id'] = `community ${place.community_id} does not exist`;
-  } else if (community.state.state_id !== place.state_id) {
-    problems['body.community_id'] = `community ${place.community_id} lies in state ${community.state.state_id}, not in state ${place.state_id}`;
-  }
-  if (place.sub_community_id !== null) {
-    if (!subCommunity?.state) {
-      problems['body.sub_community_id'] = `sub-community ${place.sub_community_id} does not exist`;
-    } else if (subCommunity.state.community_id !== place.community_id) {
-      problems['body.sub_community_id'] = `sub-community ${place.sub_community_id} lies in community ${subCommunity.state.community_id}, not in community ${place.community_id}`;
-    }
-  }
-  return problems;
-}
-
-async function unitTypeProblems(eventStore: EventStore, unitTypeIds: readonly number[], field: string): Promise<Problems> {
-  const found = await Promise.all(unitTypeIds.map((id) => exists(eventStore, unitTypeAggregate, id)));
-  return Object.fromEntries(
-    unitTypeIds.flatMap((id, index) => (found[index] ? [] : [[`${field}.${index}`, `unit type ${id} does not exist`]])),
-  );
-}
-
-async function developerProblems(eventStore: EventStore, developerId: number): Promise<Problems> {
-  return (await exists(eventStore, developerAggregate, developerId))
-    ? {}
-    : { 'body.developer_id': `developer ${developerId} does not exist` };
-}
-
-async function createProblems(command: CreateProject, eventStore: EventStore): Promise<Problems> {
-  const parts = await Promise.all([
-    developerProblems(eventStore, command.developer_id),
-    placeProblems(eventStore, command),
-    unitTypeProblems(eventStore, command.unit_type_ids, 'body.unit_type_ids'),
-  ]);
-  return Object.assign({}, ...parts);
-}
-
-/** Only what the revision touches is checked; a moved place is checked as a whole, as it will be after the change. */
-async function reviseProblems(command: ReviseProject, eventStore: EventStore, project: Project): Promise<Problems> {
-  const movesPlace = command.state_id !== undefined || command.community_id !== undefined || command.sub_community_id !== undefined;
-  const place = {
-    state_id: command.state_id ?? project.state_id,
-    community_id: command.community_id ?? project.community_id,
-    sub_community_id: command.sub_community_id === undefined ? project.sub_community_id : command.sub_community_id,
-  };
-  const parts = await Promise.all([
-    command.developer_id === undefined ? {} : developerProblems(eventStore, command.developer_id),
-    movesPlace ? placeProblems(eventStore, place) : {},
-    command.unit_type_ids === undefined ? {} : unitTypeProblems(eventStore, command.unit_type_ids, 'body.unit_type_ids'),
-  ]);
-  return Object.assign({}, ...parts);
-}
-
-async function floorPlanUnitTypeProblems(command: { unit_type_id?: number | null }, eventStore: EventStore): Promise<Problems> {
-  const id = command.unit_type_id;
-  if (id === undefined || id === null) return {};
-  return (await exists(eventStore, unitTypeAggregate, id)) ? {} : { 'body.unit_type_id': `unit type ${id} does not exist` };
-}
-
-/** A deleted project has left the catalogue, so it cannot be related to. */
-async function relatedProjectProblems(command: { project_ids: number[] }, eventStore: EventStore): Promise<Problems> {
-  const related = await Promise.all(command.project_ids.map((id) => loadAggregate(eventStore, projectAggregate, id)));
-  return Object.fromEntries(
-    command.project_ids.flatMap((id, index) => {
-      const project = related[index]?.state;
-      return project && !project.deleted ? [] : [[`body.project_ids.${index}`, `project ${id} does not exist`]];
-    }),
-  );
-}
-
 // Routes.
 
 const projectParams = z.object({ projectId: pathId }).strict();
@@ -228,7 +145,16 @@ const floorPlanParams = z.object({ projectId: pathId, floorPlanId: pathId }).str
 const paymentPlanParams = z.object({ projectId: pathId, paymentPlanId: pathId }).strict();
 const galleryParams = z.object({ projectId: pathId, mediaId: pathId }).strict();
 
-type ProjectDecide<Command> = (command: Command, state: Project | null, meta: CommandMeta & { id: number }) => ProjectEvent[];
+type ProjectDecide<Command> = (
+  command: Command,
+  state: Project | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+) => ProjectEvent[];
+
+/** What a slice looks up outside the project, through the catalogue port, before it is decided. */
+type ProjectReferences<Command> = (command: Command, project: Project | null) => CatalogueLookup;
+
+const readFacts = (deps: AdminDeps, lookup: CatalogueLookup) => readCatalogueFacts(eventStoreCatalogueReferences(deps.eventStore), lookup);
 
 interface ProjectCommandRoute<Params extends z.ZodType<{ projectId: number }>, Body extends z.ZodType, Command> {
   method: 'post' | 'put' | 'patch' | 'delete';
@@ -242,8 +168,7 @@ interface ProjectCommandRoute<Params extends z.ZodType<{ projectId: number }>, B
   allocate?: Array<'floorPlan' | 'paymentPlan' | 'media'>;
   command(params: z.infer<Params>, body: z.infer<Body>): Command;
   decide: ProjectDecide<Command>;
-  /** Reference checks; they see the project as it is, and the command is then decided on exactly that revision. */
-  problems?(command: Command, eventStore: EventStore, project: Project): Promise<Problems>;
+  references?: ProjectReferences<Command>;
 }
 
 /**
@@ -264,24 +189,22 @@ function projectCommand<Params extends z.ZodType<{ projectId: number }>, Body ex
     successStatus: route.successStatus ?? 200,
     response: projectResponseSchema,
     async handle({ params, body, expectedRevision, actor }, deps) {
-      const projectId: number = params.projectId;
       const command = route.command(params, body);
-      let pinnedRevision = expectedRevision;
-      if (route.problems) {
-        const loaded = await loadAggregate(deps.eventStore, projectAggregate, projectId);
-        // Missing and deleted projects are refused as such before any reference is looked at.
-        const project = activeProject(loaded?.state ?? null, projectId);
-        throwIfAny(await route.problems(command, deps.eventStore, project));
-        pinnedRevision = expectedRevision ?? loaded?.revision;
-      }
-      const result = await updateAggregate(deps, {
+      const options = {
         aggregate: projectAggregate,
-        id: projectId,
-        ...(pinnedRevision === undefined ? {} : { expectedRevision: pinnedRevision }),
+        id: params.projectId,
+        ...(expectedRevision === undefined ? {} : { expectedRevision }),
         actor,
         ...(route.allocate ? { allocate: route.allocate } : {}),
-        decide: (state, meta) => route.decide(command, state, meta),
-      });
+      };
+      const { references } = route;
+      const result = references
+        ? await updateAggregateWithReferences(deps, {
+            ...options,
+            readReferences: (state) => readFacts(deps, references(command, state)),
+            decide: (state, meta) => route.decide(command, state, meta),
+          })
+        : await updateAggregate(deps, { ...options, decide: (state, meta) => route.decide(command, state, { ...meta, references: noCatalogueFacts }) });
       return representation(result.revision, result.state);
     },
   };
@@ -298,11 +221,11 @@ const createProjectRoute: AdminRoute<typeof noParams, typeof createProjectSchema
   successStatus: 201,
   response: projectResponseSchema,
   async handle({ body, actor }, deps) {
-    throwIfAny(await createProblems(body, deps.eventStore));
-    const result = await createAggregate(deps, {
+    const result = await createAggregateWithReferences(deps, {
       aggregate: projectAggregate,
       idSequence: projectAggregate.category,
       actor,
+      readReferences: () => readFacts(deps, createProjectReferences(body)),
       decide: (state, meta) => createProject(body, state, meta),
     });
     return representation(result.revision, result.state);
@@ -332,7 +255,7 @@ function listRoute<Body extends z.ZodType>(
   label: string,
   body: Body,
   decide: ProjectDecide<z.infer<Body>>,
-  problems?: (command: z.infer<Body>, eventStore: EventStore) => Promise<Problems>,
+  references?: ProjectReferences<z.infer<Body>>,
 ): AdminRoute<typeof projectParams, Body> {
   return projectCommand({
     method: 'put',
@@ -343,7 +266,7 @@ function listRoute<Body extends z.ZodType>(
     body,
     command: (_params, list) => list,
     decide,
-    ...(problems ? { problems } : {}),
+    ...(references ? { references } : {}),
   });
 }
 
@@ -360,7 +283,7 @@ export const projectRoutes: AdminRoute[] = [
     body: reviseProjectSchema,
     command: (_params, body) => body,
     decide: reviseProject,
-    problems: reviseProblems,
+    references: reviseProjectReferences,
   }),
   projectCommand({
     method: 'post',
@@ -411,7 +334,7 @@ export const projectRoutes: AdminRoute[] = [
     allocate: ['floorPlan'],
     command: (_params, body) => body,
     decide: addFloorPlan,
-    problems: floorPlanUnitTypeProblems,
+    references: addFloorPlanReferences,
   }),
   projectCommand({
     method: 'patch',
@@ -422,7 +345,7 @@ export const projectRoutes: AdminRoute[] = [
     body: reviseFloorPlanSchema.omit({ floor_plan_id: true }),
     command: (params, body) => ({ ...body, floor_plan_id: params.floorPlanId }),
     decide: reviseFloorPlan,
-    problems: floorPlanUnitTypeProblems,
+    references: (command) => reviseFloorPlanReferences(command),
   }),
   projectCommand({
     method: 'put',
@@ -569,7 +492,7 @@ export const projectRoutes: AdminRoute[] = [
     'related projects',
     setRelatedProjectsSchema,
     setRelatedProjects,
-    relatedProjectProblems,
+    setRelatedProjectsReferences,
   ),
 
   projectCommand({

@@ -5,7 +5,7 @@ import * as replaceFloorPlanImage from '../../../commands/projects/replaceFloorP
 import * as reviseFloorPlan from '../../../commands/projects/reviseFloorPlan.js';
 import { projectAggregate, type ProjectEventOf } from '../../../src/catalogue/project.js';
 import { deciderSpec } from '../../support/deciderSpec.js';
-import { aFloorPlan, anImage, earlier, floorPlanAdded, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
+import { aFloorPlan, anImage, earlier, knownCatalogue, floorPlanAdded, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
 
 const floorPlanRemoved = (floorPlanId: number): ProjectEventOf<'FloorPlanRemoved'> => ({
   type: 'FloorPlanRemoved',
@@ -13,7 +13,7 @@ const floorPlanRemoved = (floorPlanId: number): ProjectEventOf<'FloorPlanRemoved
 });
 
 describe('addFloorPlan', () => {
-  const spec = deciderSpec(projectAggregate, addFloorPlan.decide);
+  const spec = deciderSpec(projectAggregate, addFloorPlan.decide, { references: knownCatalogue });
 
   it('when a floor plan is added, then FloorPlanAdded carries it under the allocated id', () => {
     const command = addFloorPlan.addFloorPlanSchema.parse({ title: 'Type B', image: anImage() });
@@ -43,7 +43,7 @@ describe('addFloorPlan', () => {
 });
 
 describe('reviseFloorPlan', () => {
-  const spec = deciderSpec(projectAggregate, reviseFloorPlan.decide);
+  const spec = deciderSpec(projectAggregate, reviseFloorPlan.decide, { references: knownCatalogue });
 
   it('when fields are revised, then FloorPlanRevised carries only the ones that change', () => {
     spec

@@ -9,7 +9,7 @@ import * as setVirtualTours from '../../../commands/projects/setVirtualTours.js'
 import { projectAggregate, type Project, type ProjectEvent } from '../../../src/catalogue/project.js';
 import type { ApiError } from '../../../src/domain/errors.js';
 import { deciderSpec, type Decide } from '../../support/deciderSpec.js';
-import { anImage, earlier, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
+import { anImage, earlier, knownCatalogue, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
 
 /** A whole-list command with a sample list: deciding it, and the event that sets a list at a time. */
 function listCommand<Item>(
@@ -85,7 +85,7 @@ describe('list item schemas', () => {
 });
 
 describe('setRelatedProjects', () => {
-  const spec = deciderSpec(projectAggregate, setRelatedProjects.decide);
+  const spec = deciderSpec(projectAggregate, setRelatedProjects.decide, { references: knownCatalogue });
 
   it('when related projects are set, then RelatedProjectsSet keeps their order', () => {
     spec

@@ -1,3 +1,4 @@
+import { catalogueFacts, type CatalogueFacts } from '../../../src/catalogue/catalogueReferences.js';
 import type { ImageRef } from '../../../src/catalogue/imageRef.js';
 import type {
   FloorPlan,
@@ -16,6 +17,20 @@ export const projectId = defaultMeta.id;
 export const now = defaultMeta.now;
 /** When the given history happened. */
 export const earlier = '2024-04-01T09:00:00.000Z';
+
+/**
+ * The catalogue around the project of these tests: every id they name exists (developer 3, state 1 holding
+ * community 2 holding sub-community 8, unit types 4 to 7, projects 4 and 9), so a case about a missing or
+ * misplaced reference states it by overriding `references`.
+ */
+export const knownCatalogue: CatalogueFacts = catalogueFacts({
+  developers: [3],
+  states: [1],
+  communities: { 2: { state_id: 1 } },
+  subCommunities: { 8: { community_id: 2 } },
+  unitTypes: [4, 5, 6, 7],
+  projects: [4, 9, projectId],
+});
 
 export function anImage(key = 'a1b2c3d4e5f6'): ImageRef {
   return { key, file_name: `${key}.jpg`, content_type: 'image/jpeg', width: 1600, height: 1200, size_bytes: 245_000 };

@@ -8,10 +8,10 @@ import * as publishProject from '../../../commands/projects/publishProject.js';
 import * as reviseProject from '../../../commands/projects/reviseProject.js';
 import * as unpublishProject from '../../../commands/projects/unpublishProject.js';
 import { deciderSpec } from '../../support/deciderSpec.js';
-import { now, projectCreated, projectDeleted, projectFields, projectId, projectPublished } from './projectBuilders.js';
+import { knownCatalogue, now, projectCreated, projectDeleted, projectFields, projectId, projectPublished } from './projectBuilders.js';
 
 describe('createProject', () => {
-  const spec = deciderSpec(projectAggregate, createProject.decide);
+  const spec = deciderSpec(projectAggregate, createProject.decide, { references: knownCatalogue });
   const required = { name: 'Marina Heights', slug: 'marina-heights', developer_id: 3, state_id: 1, community_id: 2, nature: 'off_plan' };
 
   it('when a project is created with only the required fields, then ProjectCreated carries them with the defaults', () => {
@@ -65,7 +65,7 @@ describe('createProject', () => {
 });
 
 describe('reviseProject', () => {
-  const spec = deciderSpec(projectAggregate, reviseProject.decide);
+  const spec = deciderSpec(projectAggregate, reviseProject.decide, { references: knownCatalogue });
 
   it('when some fields are revised, then ProjectRevised carries only the ones that change', () => {
     spec

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Community, CommunityEvent } from '../../src/catalogue/community.js';
 import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
+import { throwIfAnyProblem, type CatalogueFacts, type CatalogueLookup } from '../../src/catalogue/catalogueReferences.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
 import { longText, singleLineText } from '../../src/catalogue/text.js';
@@ -19,7 +20,23 @@ export const createCommunitySchema = z
 
 export type CreateCommunity = z.infer<typeof createCommunitySchema>;
 
-export function decide(command: CreateCommunity, community: Community | null, meta: CommandMeta & { id: number }): CommunityEvent[] {
+
+/** The state the command moves the community to, if any. */
+export function references(command: CreateCommunity): CatalogueLookup {
+  return { states: command.state_id === undefined ? [] : [command.state_id] };
+}
+
+/** A state the command names must exist; that is checked before anything else. */
+function requireState(command: CreateCommunity, facts: CatalogueFacts): void {
+  if (command.state_id !== undefined && !facts.states.has(command.state_id)) throwIfAnyProblem({ 'body.state_id': 'no such state' });
+}
+
+export function decide(
+  command: CreateCommunity,
+  community: Community | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+): CommunityEvent[] {
+  requireState(command, meta.references);
   if (community) throw new Conflict(`Community ${meta.id} already exists.`);
   return [{ type: 'CommunityCreated', data: { community_id: meta.id, ...command, at: meta.now } }];
 }

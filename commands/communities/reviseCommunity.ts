@@ -3,6 +3,7 @@ import { changedFields, hasChanges, requireSomeField, revisionDescription } from
 import type { Community, CommunityEvent } from '../../src/catalogue/community.js';
 import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
+import { throwIfAnyProblem, type CatalogueFacts, type CatalogueLookup } from '../../src/catalogue/catalogueReferences.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 import { longText, singleLineText } from '../../src/catalogue/text.js';
@@ -23,7 +24,23 @@ export const reviseCommunitySchema = z
 
 export type ReviseCommunity = z.infer<typeof reviseCommunitySchema>;
 
-export function decide(command: ReviseCommunity, community: Community | null, meta: CommandMeta & { id: number }): CommunityEvent[] {
+
+/** The state the command moves the community to, if any. */
+export function references(command: ReviseCommunity): CatalogueLookup {
+  return { states: command.state_id === undefined ? [] : [command.state_id] };
+}
+
+/** A state the command names must exist; that is checked before anything else. */
+function requireState(command: ReviseCommunity, facts: CatalogueFacts): void {
+  if (command.state_id !== undefined && !facts.states.has(command.state_id)) throwIfAnyProblem({ 'body.state_id': 'no such state' });
+}
+
+export function decide(
+  command: ReviseCommunity,
+  community: Community | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+): CommunityEvent[] {
+  requireState(command, meta.references);
   if (!community) throw new NotFound(`Community ${meta.id} does not exist.`);
   requireSomeField(command);
   const changes = changedFields(community, command);

@@ -5,9 +5,13 @@ import { decide as reviseCommunity } from '../../commands/communities/reviseComm
 import { decide as unpublishCommunity } from '../../commands/communities/unpublishCommunity.js';
 import { communityAggregate, type CommunityEvent } from '../../src/catalogue/community.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
+import { catalogueFacts } from '../../src/catalogue/catalogueReferences.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
+
+/** States 1 and 2 exist; state 9 does not. */
+const references = catalogueFacts({ states: [1, 2] });
 
 const banner = (key = 'a1b2c3d4'): ImageRef => ({
   key,
@@ -32,7 +36,7 @@ const created: CommunityEvent = { type: 'CommunityCreated', data: { community_id
 const published: CommunityEvent = { type: 'CommunityPublished', data: { community_id: 1, at: '2024-01-02T00:00:00.000Z' } };
 
 describe('createCommunity', () => {
-  const spec = deciderSpec(communityAggregate, createCommunity);
+  const spec = deciderSpec(communityAggregate, createCommunity, { references });
 
   it('when a new community is created, then CommunityCreated carries its fields, id and time', () => {
     spec
@@ -54,7 +58,7 @@ describe('createCommunity', () => {
 });
 
 describe('reviseCommunity', () => {
-  const spec = deciderSpec(communityAggregate, reviseCommunity);
+  const spec = deciderSpec(communityAggregate, reviseCommunity, { references });
 
   it('when the banner is replaced by another picture, then CommunityRevised carries the new banner', () => {
     spec

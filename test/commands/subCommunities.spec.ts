@@ -4,9 +4,13 @@ import { decide as publishSubCommunity } from '../../commands/subCommunities/pub
 import { decide as reviseSubCommunity } from '../../commands/subCommunities/reviseSubCommunity.js';
 import { decide as unpublishSubCommunity } from '../../commands/subCommunities/unpublishSubCommunity.js';
 import { subCommunityAggregate, type SubCommunityEvent } from '../../src/catalogue/subCommunity.js';
+import { catalogueFacts } from '../../src/catalogue/catalogueReferences.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
+
+/** Communities 4 and 5 exist (in state 1). */
+const references = catalogueFacts({ communities: { 4: { state_id: 1 }, 5: { state_id: 1 } } });
 
 const aSubCommunity = (overrides: Partial<CreateSubCommunity> = {}): CreateSubCommunity => ({
   community_id: 4,
@@ -23,7 +27,7 @@ const created: SubCommunityEvent = {
 const published: SubCommunityEvent = { type: 'SubCommunityPublished', data: { sub_community_id: 1, at: '2024-01-02T00:00:00.000Z' } };
 
 describe('createSubCommunity', () => {
-  const spec = deciderSpec(subCommunityAggregate, createSubCommunity);
+  const spec = deciderSpec(subCommunityAggregate, createSubCommunity, { references });
 
   it('when a new sub-community is created, then SubCommunityCreated carries its fields, id and time', () => {
     spec
@@ -38,7 +42,7 @@ describe('createSubCommunity', () => {
 });
 
 describe('reviseSubCommunity', () => {
-  const spec = deciderSpec(subCommunityAggregate, reviseSubCommunity);
+  const spec = deciderSpec(subCommunityAggregate, reviseSubCommunity, { references });
 
   it('when it moves to another community and gets a description, then SubCommunityRevised carries both', () => {
     spec

@@ -49,13 +49,7 @@ import {
 import { decide as setVideo, setVideoSchema } from '../../../commands/projects/setVideo.js';
 import { decide as setVirtualTours, setVirtualToursSchema } from '../../../commands/projects/setVirtualTours.js';
 import { decide as unpublishProject } from '../../../commands/projects/unpublishProject.js';
-import {
-  eventStoreCatalogueReferences,
-  noCatalogueFacts,
-  readCatalogueFacts,
-  type CatalogueFacts,
-  type CatalogueLookup,
-} from '../../catalogue/catalogueReferences.js';
+import { createCatalogueResource, updateCatalogueResource, type CatalogueSlice } from '../../catalogue/catalogueCommands.js';
 import { imageRefSchema } from '../../catalogue/imageRef.js';
 import {
   amenitySchema,
@@ -75,15 +69,9 @@ import {
   type Project,
   type ProjectEvent,
 } from '../../catalogue/project.js';
-import {
-  createAggregateWithReferences,
-  loadAggregate,
-  updateAggregate,
-  updateAggregateWithReferences,
-} from '../../domain/commandHandler.js';
-import type { CommandMeta } from '../../domain/decider.js';
+import { loadAggregate } from '../../domain/commandHandler.js';
 import { NotFound } from '../../domain/errors.js';
-import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { noParams, pathId } from './adminSchemas.js';
 
 const TAG = 'Projects';
@@ -145,16 +133,8 @@ const floorPlanParams = z.object({ projectId: pathId, floorPlanId: pathId }).str
 const paymentPlanParams = z.object({ projectId: pathId, paymentPlanId: pathId }).strict();
 const galleryParams = z.object({ projectId: pathId, mediaId: pathId }).strict();
 
-type ProjectDecide<Command> = (
-  command: Command,
-  state: Project | null,
-  meta: CommandMeta & { id: number; references: CatalogueFacts },
-) => ProjectEvent[];
-
-/** What a slice looks up outside the project, through the catalogue port, before it is decided. */
-type ProjectReferences<Command> = (command: Command, project: Project | null) => CatalogueLookup;
-
-const readFacts = (deps: AdminDeps, lookup: CatalogueLookup) => readCatalogueFacts(eventStoreCatalogueReferences(deps.eventStore), lookup);
+type ProjectDecide<Command> = CatalogueSlice<Command, Project | null, ProjectEvent>['decide'];
+type ProjectReferences<Command> = NonNullable<CatalogueSlice<Command, Project | null, ProjectEvent>['references']>;
 
 interface ProjectCommandRoute<Params extends z.ZodType<{ projectId: number }>, Body extends z.ZodType, Command> {
   method: 'post' | 'put' | 'patch' | 'delete';
@@ -189,22 +169,15 @@ function projectCommand<Params extends z.ZodType<{ projectId: number }>, Body ex
     successStatus: route.successStatus ?? 200,
     response: projectResponseSchema,
     async handle({ params, body, expectedRevision, actor }, deps) {
-      const command = route.command(params, body);
-      const options = {
+      const result = await updateCatalogueResource(deps, {
         aggregate: projectAggregate,
         id: params.projectId,
         ...(expectedRevision === undefined ? {} : { expectedRevision }),
         actor,
         ...(route.allocate ? { allocate: route.allocate } : {}),
-      };
-      const { references } = route;
-      const result = references
-        ? await updateAggregateWithReferences(deps, {
-            ...options,
-            readReferences: (state) => readFacts(deps, references(command, state)),
-            decide: (state, meta) => route.decide(command, state, meta),
-          })
-        : await updateAggregate(deps, { ...options, decide: (state, meta) => route.decide(command, state, { ...meta, references: noCatalogueFacts }) });
+        command: route.command(params, body),
+        slice: { decide: route.decide, ...(route.references ? { references: route.references } : {}) },
+      });
       return representation(result.revision, result.state);
     },
   };
@@ -221,12 +194,11 @@ const createProjectRoute: AdminRoute<typeof noParams, typeof createProjectSchema
   successStatus: 201,
   response: projectResponseSchema,
   async handle({ body, actor }, deps) {
-    const result = await createAggregateWithReferences(deps, {
+    const result = await createCatalogueResource(deps, {
       aggregate: projectAggregate,
-      idSequence: projectAggregate.category,
       actor,
-      readReferences: () => readFacts(deps, createProjectReferences(body)),
-      decide: (state, meta) => createProject(body, state, meta),
+      command: body,
+      slice: { decide: createProject, references: createProjectReferences },
     });
     return representation(result.revision, result.state);
   },

@@ -2,9 +2,14 @@ import { z } from 'zod';
 import {
   createCommunitySchema,
   decide as createCommunity,
+  references as createCommunityReferences,
 } from '../../../commands/communities/createCommunity.js';
 import { decide as publishCommunity } from '../../../commands/communities/publishCommunity.js';
-import { decide as reviseCommunity, reviseCommunitySchema } from '../../../commands/communities/reviseCommunity.js';
+import {
+  decide as reviseCommunity,
+  references as reviseCommunityReferences,
+  reviseCommunitySchema,
+} from '../../../commands/communities/reviseCommunity.js';
 import { decide as unpublishCommunity } from '../../../commands/communities/unpublishCommunity.js';
 import { createDeveloperSchema, decide as createDeveloper } from '../../../commands/developers/createDeveloper.js';
 import { decide as publishDeveloper } from '../../../commands/developers/publishDeveloper.js';
@@ -17,10 +22,12 @@ import { decide as unpublishState } from '../../../commands/states/unpublishStat
 import {
   createSubCommunitySchema,
   decide as createSubCommunity,
+  references as createSubCommunityReferences,
 } from '../../../commands/subCommunities/createSubCommunity.js';
 import { decide as publishSubCommunity } from '../../../commands/subCommunities/publishSubCommunity.js';
 import {
   decide as reviseSubCommunity,
+  references as reviseSubCommunityReferences,
   reviseSubCommunitySchema,
 } from '../../../commands/subCommunities/reviseSubCommunity.js';
 import { decide as unpublishSubCommunity } from '../../../commands/subCommunities/unpublishSubCommunity.js';
@@ -31,17 +38,15 @@ import { developerAggregate, type Developer, type DeveloperEvent } from '../../c
 import { stateAggregate, type StateEvent, type StateRegion } from '../../catalogue/state.js';
 import { subCommunityAggregate, type SubCommunity, type SubCommunityEvent } from '../../catalogue/subCommunity.js';
 import { unitTypeAggregate, type UnitType, type UnitTypeEvent } from '../../catalogue/unitType.js';
-import { createAggregate, loadAggregate, updateAggregate, type CommandResult } from '../../domain/commandHandler.js';
-import type { Aggregate, CommandMeta } from '../../domain/decider.js';
-import { NotFound, ValidationFailed } from '../../domain/errors.js';
-import type { DomainEvent, EventStore } from '../../eventStore/eventStore.js';
+import { createCatalogueResource, updateCatalogueResource, type CatalogueSlice } from '../../catalogue/catalogueCommands.js';
+import { loadAggregate, type CommandResult } from '../../domain/commandHandler.js';
+import type { Aggregate } from '../../domain/decider.js';
+import { NotFound } from '../../domain/errors.js';
+import type { DomainEvent } from '../../eventStore/eventStore.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { noParams } from './adminSchemas.js';
 
-type Decide<Command, Entity, Event> = (command: Command, current: Entity | null, meta: CommandMeta & { id: number }) => Event[];
-
-/** Referenced ids are checked before deciding, so a dangling reference never reaches the event log. */
-type CheckReferences<Command> = (command: Command, eventStore: EventStore) => Promise<void>;
+type Slice<Command, Entity, Event> = CatalogueSlice<Command, Entity | null, Event>;
 
 /** One reference-data resource as the admin API exposes it. */
 interface Resource<Key extends string, Entity extends object, Event extends DomainEvent> {
@@ -83,18 +88,9 @@ function representation<Entity extends object>(id: number, revision: number, ent
 const answer = <Entity extends object>(result: CommandResult<Entity | null, unknown>) =>
   representation(result.id, result.revision, result.state);
 
-async function requireExisting<Entity, Event extends DomainEvent>(
-  eventStore: EventStore,
-  reference: { aggregate: Aggregate<Entity, Event>; id: number; field: string; problem: string },
-): Promise<void> {
-  if (!(await loadAggregate(eventStore, reference.aggregate, reference.id))) {
-    throw new ValidationFailed({ [reference.field]: reference.problem });
-  }
-}
-
 function createRoute<Key extends string, Entity extends object, Event extends DomainEvent, Body extends z.ZodType>(
   resource: Resource<Key, Entity, Event>,
-  command: { body: Body; decide: Decide<z.infer<Body>, Entity, Event>; checkReferences?: CheckReferences<z.infer<Body>> },
+  command: { body: Body; slice: Slice<z.infer<Body>, Entity, Event> },
 ): AdminRoute<typeof noParams, Body> {
   return {
     method: 'post',
@@ -107,13 +103,7 @@ function createRoute<Key extends string, Entity extends object, Event extends Do
     successStatus: 201,
     response: resource.response,
     async handle({ body, actor }, deps: AdminDeps) {
-      await command.checkReferences?.(body, deps.eventStore);
-      const result = await createAggregate(deps, {
-        aggregate: resource.aggregate,
-        idSequence: resource.aggregate.category,
-        actor,
-        decide: (current, meta) => command.decide(body, current, meta),
-      });
+      const result = await createCatalogueResource(deps, { aggregate: resource.aggregate, actor, command: body, slice: command.slice });
       return answer(result);
     },
   };
@@ -152,8 +142,7 @@ function updateRoute<Key extends string, Entity extends object, Event extends Do
     operationId: string;
     summary: string;
     body?: Body;
-    decide: Decide<z.infer<Body>, Entity, Event>;
-    checkReferences?: CheckReferences<z.infer<Body>>;
+    slice: Slice<z.infer<Body>, Entity, Event>;
   },
 ): AdminRoute<IdParams<Key>, Body> {
   return {
@@ -167,13 +156,13 @@ function updateRoute<Key extends string, Entity extends object, Event extends Do
     successStatus: 200,
     response: resource.response,
     async handle({ params, body, expectedRevision, actor }, deps) {
-      await command.checkReferences?.(body, deps.eventStore);
-      const result = await updateAggregate(deps, {
+      const result = await updateCatalogueResource(deps, {
         aggregate: resource.aggregate,
         id: params[resource.idParam],
         ...(expectedRevision === undefined ? {} : { expectedRevision }),
         actor,
-        decide: (current, meta) => command.decide(body, current, meta),
+        command: body,
+        slice: command.slice,
       });
       return answer(result);
     },
@@ -183,7 +172,7 @@ function updateRoute<Key extends string, Entity extends object, Event extends Do
 /** Publish and unpublish take no body; repeating either is a no-op that answers the current revision. */
 function publicationRoutes<Key extends string, Entity extends object, Event extends DomainEvent>(
   resource: Resource<Key, Entity, Event>,
-  decide: { publish: Decide<Record<string, never>, Entity, Event>; unpublish: Decide<Record<string, never>, Entity, Event> },
+  decide: { publish: Slice<Record<string, never>, Entity, Event>['decide']; unpublish: Slice<Record<string, never>, Entity, Event>['decide'] },
 ): AdminRoute[] {
   return [
     updateRoute(resource, {
@@ -191,34 +180,17 @@ function publicationRoutes<Key extends string, Entity extends object, Event exte
       action: 'publish',
       operationId: `publish${resource.noun}`,
       summary: `Publish a ${resource.label} (no-op when already published)`,
-      decide: (_command, current, meta) => decide.publish({}, current, meta),
+      slice: { decide: (_command, current, meta) => decide.publish({}, current, meta) },
     }),
     updateRoute(resource, {
       method: 'post',
       action: 'unpublish',
       operationId: `unpublish${resource.noun}`,
       summary: `Unpublish a ${resource.label} (no-op when not published)`,
-      decide: (_command, current, meta) => decide.unpublish({}, current, meta),
+      slice: { decide: (_command, current, meta) => decide.unpublish({}, current, meta) },
     }),
   ];
 }
-
-const stateOf: CheckReferences<{ state_id?: number }> = async ({ state_id }, eventStore) => {
-  if (state_id !== undefined) {
-    await requireExisting(eventStore, { aggregate: stateAggregate, id: state_id, field: 'body.state_id', problem: 'no such state' });
-  }
-};
-
-const communityOf: CheckReferences<{ community_id?: number }> = async ({ community_id }, eventStore) => {
-  if (community_id !== undefined) {
-    await requireExisting(eventStore, {
-      aggregate: communityAggregate,
-      id: community_id,
-      field: 'body.community_id',
-      problem: 'no such community',
-    });
-  }
-};
 
 const stateResource: Resource<'stateId', StateRegion, StateEvent> = {
   aggregate: stateAggregate,
@@ -277,33 +249,34 @@ const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
 
 /** Admin operations on the editor-managed reference data: states, communities, sub-communities, developers, unit types. */
 export const referenceDataRoutes: AdminRoute[] = [
-  createRoute(stateResource, { body: createStateSchema, decide: createState }),
+  createRoute(stateResource, { body: createStateSchema, slice: { decide: createState } }),
   readRoute(stateResource),
   updateRoute(stateResource, {
     method: 'patch',
     operationId: 'reviseState',
     summary: 'Revise some fields of a state',
     body: reviseStateSchema,
-    decide: reviseState,
+    slice: { decide: reviseState },
   }),
   ...publicationRoutes(stateResource, { publish: publishState, unpublish: unpublishState }),
 
-  createRoute(communityResource, { body: createCommunitySchema, decide: createCommunity, checkReferences: stateOf }),
+  createRoute(communityResource, {
+    body: createCommunitySchema,
+    slice: { decide: createCommunity, references: createCommunityReferences },
+  }),
   readRoute(communityResource),
   updateRoute(communityResource, {
     method: 'patch',
     operationId: 'reviseCommunity',
     summary: 'Revise some fields of a community',
     body: reviseCommunitySchema,
-    decide: reviseCommunity,
-    checkReferences: stateOf,
+    slice: { decide: reviseCommunity, references: reviseCommunityReferences },
   }),
   ...publicationRoutes(communityResource, { publish: publishCommunity, unpublish: unpublishCommunity }),
 
   createRoute(subCommunityResource, {
     body: createSubCommunitySchema,
-    decide: createSubCommunity,
-    checkReferences: communityOf,
+    slice: { decide: createSubCommunity, references: createSubCommunityReferences },
   }),
   readRoute(subCommunityResource),
   updateRoute(subCommunityResource, {
@@ -311,29 +284,28 @@ export const referenceDataRoutes: AdminRoute[] = [
     operationId: 'reviseSubCommunity',
     summary: 'Revise some fields of a sub-community',
     body: reviseSubCommunitySchema,
-    decide: reviseSubCommunity,
-    checkReferences: communityOf,
+    slice: { decide: reviseSubCommunity, references: reviseSubCommunityReferences },
   }),
   ...publicationRoutes(subCommunityResource, { publish: publishSubCommunity, unpublish: unpublishSubCommunity }),
 
-  createRoute(developerResource, { body: createDeveloperSchema, decide: createDeveloper }),
+  createRoute(developerResource, { body: createDeveloperSchema, slice: { decide: createDeveloper } }),
   readRoute(developerResource),
   updateRoute(developerResource, {
     method: 'patch',
     operationId: 'reviseDeveloper',
     summary: 'Revise some fields of a developer',
     body: reviseDeveloperSchema,
-    decide: reviseDeveloper,
+    slice: { decide: reviseDeveloper },
   }),
   ...publicationRoutes(developerResource, { publish: publishDeveloper, unpublish: unpublishDeveloper }),
 
-  createRoute(unitTypeResource, { body: createUnitTypeSchema, decide: createUnitType }),
+  createRoute(unitTypeResource, { body: createUnitTypeSchema, slice: { decide: createUnitType } }),
   readRoute(unitTypeResource),
   updateRoute(unitTypeResource, {
     method: 'patch',
     operationId: 'reviseUnitType',
     summary: 'Revise some fields of a unit type (kind and bedrooms must still fit together)',
     body: reviseUnitTypeSchema,
-    decide: reviseUnitType,
+    slice: { decide: reviseUnitType },
   }),
 ];

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { makePrivateDirSync } from '../dataDir.js';
-import { createEmbeddedReadStore } from './embeddedReadStore.js';
+import { createEmbeddedReadStore } from './embedded/index.js';
 import { createMongoReadStore } from './mongoReadStore.js';
 import type { ReadStore } from './readStore.js';
 

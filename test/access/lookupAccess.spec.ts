@@ -5,7 +5,7 @@ import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { API_KEY_PATTERN, apiKeyHint, generateApiKey, hashApiKey } from '../../src/access/apiKeys.js';
 import { lookupAccess } from '../../src/access/lookupAccess.js';
 import type { ApiKeyEvent } from '../../src/access/apiKey.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { apiKeyEvent, clientEvent, clientRegistered, minute, planDefined, planEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { projectInBatches, recorded } from '../support/projectionHarness.js';

@@ -18,7 +18,7 @@ import { allProjections } from '../../projections/index.js';
 import { rebuildProjections } from '../../src/projectionEngine/rebuild.js';
 import { createEventStore } from '../../src/eventStore/createEventStore.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { DEMO_CATALOGUE_EPOCH, seedDemoCatalogue } from '../../src/seed/demoCatalogue.js';
 
 const TARGET_EVENTS = 200_000;

@@ -5,7 +5,7 @@ import { type ConsumeResult, type LimitPolicy, type Limits } from '../../src/lim
 import { createRedisLimits, limitsKeys } from '../../src/limits/redisLimits.js';
 import { createUsageLedger, overageAmount, readUsageReport, withUsageLedger, type UsageLedger } from '../../src/limits/usageLedger.js';
 import { createLogger } from '../../src/logger.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 
 const redisUrl = process.env.REDIS_URL;

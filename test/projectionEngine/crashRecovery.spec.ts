@@ -8,7 +8,7 @@ import { allProjections } from '../../projections/index.js';
 import { checkpointNameOf } from '../../src/projectionEngine/projection.js';
 import { rebuildProjections } from '../../src/projectionEngine/rebuild.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory } from '../support/catalogueEvents.js';
 import { readModelOf } from '../support/projectionHarness.js';

@@ -9,7 +9,7 @@ import { rebuildProjections, type RebuildProgress } from '../../src/projectionEn
 import { startProjector } from '../../src/projectionEngine/runtime.js';
 import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory, projectCreated, projectEvent, referenceCatalogue } from '../support/catalogueEvents.js';
 import { readModelOf, silentLogger } from '../support/projectionHarness.js';

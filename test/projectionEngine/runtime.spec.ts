@@ -7,7 +7,7 @@ import { rebuildProjections } from '../../src/projectionEngine/rebuild.js';
 import { startProjector, type Projector } from '../../src/projectionEngine/runtime.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore, WriteOp } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory, minute, projectCreated, projectEvent, referenceCatalogue } from '../support/catalogueEvents.js';
 import { capturingLogger, projectInBatches, readModelOf, readWholeLog, recordingWrites, silentLogger } from '../support/projectionHarness.js';

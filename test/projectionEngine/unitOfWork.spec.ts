@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FreshGenerationDocuments, UnitOfWork } from '../../src/projectionEngine/unitOfWork.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 
 describe('unit of work', () => {
   it('when documents of several collections are put, then the ops come in the order of their last change', async () => {

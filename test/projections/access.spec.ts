@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACCESS_CLIENTS, ACCESS_KEYS, ACCESS_PLANS, accessProjection } from '../../projections/access.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import {
   apiKeyEvent,
   apiKeyIssued,

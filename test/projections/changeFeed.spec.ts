@@ -4,7 +4,7 @@ import { PROJECTS, projectsProjection, type ProjectDoc } from '../../projections
 import { startProjector, type Projector } from '../../src/projectionEngine/runtime.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { appendEvents, imageRef, minute, projectCreated, projectEvent, referenceCatalogue, type StreamEvent } from '../support/catalogueEvents.js';
 import { silentLogger } from '../support/projectionHarness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { catalogueHistory } from '../support/catalogueEvents.js';
 import { projectInBatches, readModelOf, recorded } from '../support/projectionHarness.js';
 

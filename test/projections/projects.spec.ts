@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { roundArea } from '../../projections/shared/apiShape.js';
 import { PROJECT_RESOURCES, projectResourcesProjection, type ProjectResourcesDoc } from '../../projections/projectResources.js';
 import { bedroomRange, PROJECTS, projectsProjection, type BedroomType, type ProjectDoc } from '../../projections/projects.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import {
   communityEvent,
   developerEvent,

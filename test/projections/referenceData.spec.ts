@@ -4,7 +4,7 @@ import { COMMUNITIES, communitiesProjection } from '../../projections/communitie
 import { DEVELOPERS, developersProjection } from '../../projections/developers.js';
 import { STATES, statesProjection } from '../../projections/states.js';
 import { SUB_COMMUNITIES, subCommunitiesProjection } from '../../projections/subCommunities.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import {
   communityEvent,
   developerEvent,

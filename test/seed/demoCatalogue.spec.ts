@@ -6,7 +6,7 @@ import type { UnitTypeKind } from '../../src/catalogue/unitType.js';
 import { loadAggregate } from '../../src/domain/commandHandler.js';
 import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { DEMO_CATALOGUE_EPOCH, nextDemoProjectOrdinal, seedDemoCatalogue } from '../../src/seed/demoCatalogue.js';
 

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createLogger } from '../../src/logger.js';
-import { createEmbeddedReadStore } from '../../src/readStore/embeddedReadStore.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { startService } from '../../src/service.js';
 import type { Projector } from '../../src/projectionEngine/runtime.js';

@@ -6,7 +6,7 @@
 export interface WriterSettings {
   file: string;
   busyTimeoutMs: number;
-  /** The thread's nice value (Linux): see HELPER_THREAD_NICENESS. */
+  /** The thread's nice value (Linux): see HELPER_THREAD_NICENESS in generationWriter.ts. */
   niceness: number;
 }
 

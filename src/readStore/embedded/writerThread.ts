@@ -14,8 +14,9 @@ const port = parentPort;
 const settings = workerData as WriterSettings;
 
 const db = new Database(settings.file);
-// Below the thread that queues the writes (see HELPER_THREAD_NICENESS). On Linux a thread's nice value is
-// its own, and setPriority(0, ...) sets the calling thread's; elsewhere it would be the whole process's.
+// Below the thread that queues the writes (see HELPER_THREAD_NICENESS in generationWriter.ts). On Linux a
+// thread's nice value is its own, and setPriority(0, ...) sets the calling thread's; elsewhere it would be
+// the whole process's.
 if (process.platform === 'linux') {
   try {
     setPriority(0, settings.niceness);

@@ -1,0 +1,604 @@
+/*
+ * The engine: one SQLite connection, the mirrors, and the views (live store, generations) on them.
+ */
+import Database from 'better-sqlite3';
+import { createPrivateDatabaseFile } from '../../dataDir.js';
+import { assertNever } from '../../domain/decider.js';
+import {
+  indexName,
+  type Checkpoint,
+  type Doc,
+  type DocId,
+  type Filter,
+  type FindOptions,
+  type FindResult,
+  type IndexSpec,
+  type WriteOp,
+} from '../readStore.js';
+import { CollectionMirror, deepFreeze } from './collectionMirror.js';
+import { announceCommit, commitsAnnounced } from './commitsInProcess.js';
+import { Generation, newGenerationId, type StoreView } from './generation.js';
+import { encodeDocs, GenerationWriter } from './generationWriter.js';
+import { UniqueKeys, validateIndexSpec, type DocChange } from './indexes.js';
+import { normalizeSort } from './sortOrder.js';
+import { BUSY_TIMEOUT_MS, SCHEMA } from './sqliteSchema.js';
+import { prepareStatements, type Statements } from './sqliteStatements.js';
+import type { WriterBatch } from './writerProtocol.js';
+
+/** The checkpoint scope of the live store; a generation's checkpoints are scoped by its id. */
+const LIVE_SCOPE = '';
+
+/** Stored id: JSON keeps the number 1 and the string '1' apart, as MongoDB does. */
+const idKey = (id: DocId): string => JSON.stringify(id);
+
+function assertDocId(id: unknown, collection: string): asserts id is DocId {
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id))) {
+    throw new TypeError(`Document _id in ${collection} must be a string or a finite number, got ${JSON.stringify(id)}`);
+  }
+}
+
+/** The unique keys of a physical collection without a mirror, as of its collection version. */
+interface KeyGuard {
+  readonly logical: string;
+  readonly keys: UniqueKeys;
+  version: number;
+}
+
+/** Ids and checkpoints validated, documents serialised, before any lock is taken; `json` undefined means a delete. */
+function prepareWrite(ops: readonly WriteOp[], checkpoints: readonly Checkpoint[]) {
+  const prepared = ops.map((op) => {
+    switch (op.op) {
+      case 'put':
+        assertDocId(op.doc._id, op.collection);
+        return { collection: op.collection, id: op.doc._id, doc: op.doc, json: JSON.stringify(op.doc) };
+      case 'delete':
+        assertDocId(op.id, op.collection);
+        return { collection: op.collection, id: op.id, doc: null, json: undefined };
+      default:
+        return assertNever(op);
+    }
+  });
+  for (const checkpoint of checkpoints) assertCheckpoint(checkpoint);
+  return prepared;
+}
+
+function assertCheckpoint(checkpoint: Checkpoint): void {
+  if (typeof checkpoint.position !== 'bigint') throw new TypeError(`Checkpoint ${checkpoint.name} position must be a bigint`);
+}
+
+export class EmbeddedEngine implements StoreView {
+  readonly checkpointScope = LIVE_SCOPE;
+  private readonly db: Database.Database;
+  private closed = false;
+  private dataVersion: number;
+  /** See commitsInProcess.ts. */
+  private lookedThisTurn = false;
+  private commitsSeen = -1;
+  private aliases = new Map<string, string>();
+  /** Logical collection -> declared indexes by name, as stored in declared_indexes. */
+  private indexSpecs = new Map<string, Map<string, IndexSpec>>();
+  private readonly mirrors = new Map<string, CollectionMirror>();
+  /**
+   * Unique keys of physical collections written here without a mirror: checking a write against them
+   * costs no parsing, freezing and indexing of every document, which is all a rebuild's fresh generation
+   * needs until it is queried. A physical collection has a mirror or a key guard, never both.
+   */
+  private readonly keyGuards = new Map<string, KeyGuard>();
+  /** Commits generations' writes (file-backed stores), started by the first such write. */
+  private writer: GenerationWriter | undefined;
+
+  private readonly statements: Statements;
+
+  constructor(file: string) {
+    createPrivateDatabaseFile(file);
+    this.db = new Database(file);
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(SCHEMA);
+    this.statements = prepareStatements(this.db);
+    this.dataVersion = this.statements.dataVersion.get()!;
+    this.readMetadata();
+  }
+
+  assertUsable(): void {
+    if (this.closed) throw new Error('The read store is closed');
+  }
+
+  physicalOf(collection: string): string {
+    return this.aliases.get(collection) ?? collection;
+  }
+
+  // --- queries ------------------------------------------------------------------------------------------
+
+  find(view: StoreView, collection: string, options: FindOptions = {}): FindResult<Doc> {
+    const mirror = this.freshMirror(view, collection);
+    const { ordering, positions } = mirror.matching(options.filter, options.text, normalizeSort(options.sort));
+    const skip = Math.max(0, options.skip ?? 0);
+    const end = options.limit === undefined ? positions.length : Math.min(positions.length, skip + Math.max(0, options.limit));
+    const items: Doc[] = [];
+    for (let index = skip; index < end; index++) items.push(ordering.docs[positions[index]!]!);
+    return { items, total: positions.length };
+  }
+
+  get(view: StoreView, collection: string, id: DocId): Doc | null {
+    return this.freshMirror(view, collection).docs.get(id) ?? null;
+  }
+
+  getMany(view: StoreView, collection: string, ids: readonly DocId[]): Doc[] {
+    const { docs } = this.freshMirror(view, collection);
+    const found: Doc[] = [];
+    for (const id of ids) {
+      const doc = docs.get(id);
+      if (doc) found.push(doc);
+    }
+    return found;
+  }
+
+  findOne(view: StoreView, collection: string, filter: Filter): Doc | null {
+    return this.freshMirror(view, collection).first(filter) ?? null;
+  }
+
+  getCheckpoint(view: StoreView, name: string): bigint | null {
+    view.assertUsable();
+    const position = this.statements.checkpoint.get(view.checkpointScope, name);
+    return position === undefined ? null : BigInt(position);
+  }
+
+  ping(): boolean {
+    if (this.closed) return false;
+    try {
+      return this.statements.ping.get() === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  // --- writes -------------------------------------------------------------------------------------------
+
+  write(view: StoreView, ops: readonly WriteOp[], checkpoints: readonly Checkpoint[]): void {
+    view.assertUsable();
+    if (ops.length === 0 && checkpoints.length === 0) return;
+    const prepared = prepareWrite(ops, checkpoints);
+    // Queued writes of a generation are checked against its own keys, which this write bypasses.
+    if (view instanceof Generation) view.keys.clear();
+
+    const applied = this.db
+      .transaction(() => {
+        this.syncWithOtherConnections();
+        const targets = new Map<
+          string,
+          { mirror: CollectionMirror | undefined; guard: KeyGuard | undefined; changes: DocChange[]; version: number }
+        >();
+        const rows = prepared.map(({ collection, id, doc, json }) => {
+          const physical = view.physicalOf(collection);
+          let target = targets.get(physical);
+          if (!target) {
+            // A mirror not loaded yet is left alone (it loads from the table later); unique keys are checked without it.
+            const mirror = this.mirrors.get(physical);
+            const guard = mirror || !this.hasUniqueIndexes(collection) ? undefined : this.keyGuardOf(physical, collection);
+            target = { mirror, guard, changes: [], version: 0 };
+            targets.set(physical, target);
+          }
+          // The mirror keeps its own frozen copy; the key guard only reads the keys, before this write returns.
+          if (target.mirror) target.changes.push({ id, doc: json === undefined ? null : (deepFreeze(JSON.parse(json)) as Doc) });
+          else if (target.guard) target.changes.push({ id, doc });
+          return { physical, id: idKey(id), json };
+        });
+        for (const { mirror, guard, changes } of targets.values()) {
+          mirror?.checkUnique(changes);
+          guard?.keys.check(changes);
+        }
+        for (const [physical, target] of targets) target.version = this.statements.bumpVersion.get(physical)!;
+        for (const { physical, id, json } of rows) {
+          if (json === undefined) this.statements.deleteDoc.run(physical, id);
+          else this.statements.upsertDoc.run(physical, id, targets.get(physical)!.version, json);
+        }
+        for (const { name, position } of checkpoints) this.statements.upsertCheckpoint.run(view.checkpointScope, name, position.toString());
+        return targets;
+      })
+      .immediate();
+    this.announceCommit();
+
+    for (const { mirror, guard, changes, version } of applied.values()) {
+      if (mirror) {
+        for (const change of changes) mirror.apply(change);
+        mirror.version = version;
+      } else if (guard) {
+        for (const change of changes) guard.keys.apply(change);
+        guard.version = version;
+      }
+    }
+  }
+
+  /**
+   * Hands a generation's write to the writer thread when it can take it: a file-backed store, every
+   * operation on the generation's own collections, and their unique keys known (see Generation.keys).
+   * False leaves the write to the synchronous path, which the caller takes once the generation has settled.
+   */
+  queueWrite(generation: Generation, ops: readonly WriteOp[], checkpoints: readonly Checkpoint[]): boolean {
+    generation.assertUsable();
+    if (this.db.memory) return false;
+    if (this.writer?.broken) this.writer = undefined;
+    const writer = (generation.writer ??= this.writer ??= new GenerationWriter(this.db.name));
+    writer.assertWritable(generation.id);
+    // Another connection may have declared indexes since. Looking once per turn, as reads do, misses only
+    // declarations that could as well have come a moment after this write; looking on every write cost a
+    // rebuild a re-read of the metadata per page and projection, since the writer's own commits count as
+    // another connection's.
+    this.syncOncePerTurn();
+    const physicals: string[] = [];
+    const targets = new Map<string, { index: number; keys: UniqueKeys; changes: DocChange[] }>();
+    for (const { collection } of ops) {
+      if (targets.has(collection)) continue;
+      const physical = generation.physicals.get(collection);
+      const keys = physical === undefined ? undefined : this.generationKeysOf(generation, writer, physical, collection);
+      if (physical === undefined || !keys) return false;
+      targets.set(collection, { index: physicals.push(physical) - 1, keys, changes: [] });
+    }
+    for (const checkpoint of checkpoints) assertCheckpoint(checkpoint);
+    const rowPhysicals = new Int32Array(ops.length);
+    const idLengths = new Int32Array(ops.length);
+    const storedIds = new Array<string>(ops.length);
+    const jsons = new Array<string | undefined>(ops.length);
+    let chars = 0;
+    for (let row = 0; row < ops.length; row++) {
+      // As prepareWrite, without an object per row: this runs for every document a rebuild writes.
+      const op = ops[row]!;
+      const target = targets.get(op.collection)!;
+      let id: DocId;
+      let doc: Doc | null;
+      let json: string | undefined;
+      switch (op.op) {
+        case 'put':
+          id = op.doc._id;
+          assertDocId(id, op.collection);
+          doc = op.doc;
+          json = JSON.stringify(doc);
+          break;
+        case 'delete':
+          id = op.id;
+          assertDocId(id, op.collection);
+          doc = null;
+          json = undefined;
+          break;
+        default:
+          return assertNever(op);
+      }
+      if (!target.keys.isEmpty) target.changes.push({ id, doc });
+      const storedId = idKey(id);
+      rowPhysicals[row] = target.index;
+      idLengths[row] = storedId.length;
+      storedIds[row] = storedId;
+      jsons[row] = json;
+      chars += json?.length ?? 0;
+    }
+    const { docs, docEnds } = encodeDocs(jsons, chars);
+    const batch: WriterBatch = {
+      generation: generation.id,
+      scope: generation.checkpointScope,
+      physicals,
+      rowPhysicals,
+      idLengths,
+      ids: storedIds.join(''),
+      docEnds,
+      docs,
+      checkpoints: checkpoints.map(({ name, position }) => [name, String(position)]),
+    };
+    for (const { keys, changes } of targets.values()) keys.check(changes);
+    writer.send(batch, docs.byteLength);
+    for (const { keys, changes } of targets.values()) for (const change of changes) keys.apply(change);
+    return true;
+  }
+
+  /** Resolves once the generation's queued writes are committed; rejects with the failure of one. */
+  async settled(generation: Generation): Promise<void> {
+    await generation.writer?.settled(generation.id);
+  }
+
+  /** Backpressure for queued writes: resolves once the writer has caught up enough. */
+  async writerRoom(generation: Generation): Promise<void> {
+    await generation.writer?.room();
+  }
+
+  /** Resolves once no generation has writes in flight. */
+  async writerIdle(): Promise<void> {
+    await this.writer?.idle();
+  }
+
+  async closeWriter(): Promise<void> {
+    await this.writer?.close();
+    this.writer = undefined;
+  }
+
+  /**
+   * A generation's unique keys of one of its physical collections; built from the table only while none
+   * of its writes is in flight (undefined otherwise), and again whenever the unique indexes change.
+   */
+  private generationKeysOf(generation: Generation, writer: GenerationWriter, physical: string, logical: string): UniqueKeys | undefined {
+    const specs = [...(this.indexSpecs.get(logical)?.values() ?? [])].filter((spec) => spec.unique);
+    const signature = JSON.stringify(specs);
+    const known = generation.keys.get(physical);
+    if (known?.signature === signature) return known.keys;
+    if (writer.hasInFlight(generation.id)) return undefined;
+    const keys =
+      specs.length === 0 ? new UniqueKeys() : this.db.transaction(() => UniqueKeys.build(logical, specs, this.storedDocs(physical), false))();
+    generation.keys.set(physical, { signature, keys });
+    return keys;
+  }
+
+  ensureIndexes(view: StoreView, collection: string, indexes: readonly IndexSpec[]): void {
+    view.assertUsable();
+    for (const spec of indexes) validateIndexSpec(collection, spec);
+    const declared = this.db
+      .transaction(() => {
+        this.syncWithOtherConnections();
+        const specs = new Map(this.indexSpecs.get(collection));
+        let added = false;
+        for (const spec of indexes) {
+          const name = indexName(spec);
+          const existing = specs.get(name);
+          if (existing) {
+            if (Boolean(existing.unique) !== Boolean(spec.unique)) {
+              throw new Error(`Index ${name} on ${collection} already exists with different options`);
+            }
+            continue;
+          }
+          const normalized: IndexSpec = {
+            keys: spec.keys.map(([field, direction]) => [field, direction]),
+            ...(spec.unique ? { unique: true } : {}),
+          };
+          specs.set(name, normalized);
+          this.statements.insertIndex.run(collection, name, JSON.stringify(normalized));
+          added = true;
+        }
+        if (!added) return undefined;
+        // Kept in name order, as readMetadata reads them, so other connections' declarations compare equal.
+        const sorted = new Map([...specs].sort(([left], [right]) => (left < right ? -1 : 1)));
+        const all = [...sorted.values()];
+        const mirrors = [...this.mirrors.values()].filter((mirror) => mirror.logical === collection);
+        const built = mirrors.map((mirror) => ({ mirror, indexes: mirror.buildIndexes(all, true) }));
+        // As createIndexes does, a unique index is refused while the stored documents violate it; collections
+        // without a mirror are checked from their table, and keep the keys as their guard.
+        const guards = new Map<string, KeyGuard>();
+        if (all.some((spec) => spec.unique)) {
+          for (const physical of new Set([view.physicalOf(collection), this.physicalOf(collection)])) {
+            if (!this.mirrors.has(physical)) guards.set(physical, this.loadKeyGuard(physical, collection, all, true));
+          }
+        }
+        return { specs: sorted, built, guards };
+      })
+      .immediate();
+    this.announceCommit();
+    if (!declared) return;
+    this.indexSpecs.set(collection, declared.specs);
+    for (const { mirror, indexes } of declared.built) mirror.useIndexes(indexes);
+    this.dropKeyGuards(collection);
+    for (const [physical, guard] of declared.guards) this.keyGuards.set(physical, guard);
+  }
+
+  // --- blue/green ---------------------------------------------------------------------------------------
+
+  beginGeneration(collections: readonly string[]): Generation {
+    this.assertUsable();
+    if (collections.length === 0) throw new TypeError('beginGeneration needs at least one collection');
+    if (new Set(collections).size !== collections.length) throw new TypeError('beginGeneration got a collection twice');
+    const id = newGenerationId();
+    const physicals = new Map(collections.map((collection) => [collection, `${collection}@${id}`]));
+    this.db
+      .transaction(() => {
+        this.syncWithOtherConnections();
+        // An unfinished generation of the same collections belongs to a rebuild that died or was replaced.
+        const superseded = new Set(collections.flatMap((collection) => this.statements.pendingGenerationsOf.all(collection)));
+        for (const generation of superseded) this.dropGeneration(generation);
+        for (const [logical, physical] of physicals) {
+          this.dropPhysical(physical);
+          this.statements.insertPending.run(physical, logical, id);
+        }
+      })
+      .immediate();
+    this.announceCommit();
+    return new Generation(id, physicals, this);
+  }
+
+  promote(generation: Generation): void {
+    generation.assertUsable();
+    const replaced = this.db
+      .transaction(() => {
+        this.syncWithOtherConnections();
+        const pending = this.statements.pendingOf.all(generation.id);
+        if (pending.length !== generation.physicals.size) {
+          throw new Error(`Generation ${generation.id} is no longer pending: a newer generation of its collections replaced it`);
+        }
+        const replaced: string[] = [];
+        for (const [logical, physical] of generation.physicals) {
+          const previous = this.physicalOf(logical);
+          this.statements.upsertAlias.run(logical, physical);
+          if (previous !== physical) {
+            this.dropPhysical(previous);
+            replaced.push(previous);
+          }
+        }
+        this.statements.promoteCheckpoints.run(LIVE_SCOPE, generation.id);
+        this.statements.dropCheckpoints.run(generation.id);
+        this.statements.dropPending.run(generation.id);
+        return replaced;
+      })
+      .immediate();
+    this.announceCommit();
+    for (const [logical, physical] of generation.physicals) this.aliases.set(logical, physical);
+    for (const physical of replaced) this.mirrors.delete(physical);
+    generation.finished = true;
+    generation.writer?.forget(generation.id);
+  }
+
+  discard(generation: Generation): void {
+    if (generation.finished) return;
+    this.assertUsable();
+    this.db
+      .transaction(() => {
+        this.syncWithOtherConnections();
+        this.dropGeneration(generation.id, [...generation.physicals.values()]);
+      })
+      .immediate();
+    this.announceCommit();
+    generation.finished = true;
+    generation.writer?.forget(generation.id);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.mirrors.clear();
+    this.keyGuards.clear();
+    this.db.close();
+  }
+
+  // --- internals ----------------------------------------------------------------------------------------
+
+  private hasUniqueIndexes(collection: string): boolean {
+    for (const spec of this.indexSpecs.get(collection)?.values() ?? []) if (spec.unique) return true;
+    return false;
+  }
+
+  private freshMirror(view: StoreView, collection: string): CollectionMirror {
+    view.assertUsable();
+    this.syncOncePerTurn();
+    return this.mirrorOf(view.physicalOf(collection), collection);
+  }
+
+  private mirrorOf(physical: string, logical: string): CollectionMirror {
+    let mirror = this.mirrors.get(physical);
+    if (!mirror) {
+      mirror = this.loadMirror(physical, logical);
+      this.mirrors.set(physical, mirror);
+      this.keyGuards.delete(physical);
+    }
+    return mirror;
+  }
+
+  /** Runs inside a transaction, so that the keys and the version belong together. */
+  private keyGuardOf(physical: string, logical: string): KeyGuard {
+    let guard = this.keyGuards.get(physical);
+    if (!guard) {
+      guard = this.loadKeyGuard(physical, logical, [...(this.indexSpecs.get(logical)?.values() ?? [])], false);
+      this.keyGuards.set(physical, guard);
+    }
+    return guard;
+  }
+
+  /** Runs inside a transaction; `enforce`: see UniqueKeys.build. */
+  private loadKeyGuard(physical: string, logical: string, specs: readonly IndexSpec[], enforce: boolean): KeyGuard {
+    return { logical, keys: UniqueKeys.build(logical, specs, this.storedDocs(physical), enforce), version: this.statements.versionOf.get(physical) ?? 0 };
+  }
+
+  private storedDocs(physical: string): Doc[] {
+    return this.statements.docs.all(physical).map((json) => JSON.parse(json) as Doc);
+  }
+
+  private dropKeyGuards(logical: string): void {
+    for (const [physical, guard] of this.keyGuards) if (guard.logical === logical) this.keyGuards.delete(physical);
+  }
+
+  private loadMirror(physical: string, logical: string): CollectionMirror {
+    return this.db.transaction(() => {
+      const mirror = new CollectionMirror(physical, logical);
+      mirror.version = this.statements.versionOf.get(physical) ?? 0;
+      for (const json of this.statements.docs.all(physical)) {
+        const doc = deepFreeze(JSON.parse(json) as Doc);
+        mirror.docs.set(doc._id, doc);
+      }
+      mirror.useIndexes(mirror.buildIndexes([...(this.indexSpecs.get(logical)?.values() ?? [])], false));
+      return mirror;
+    })();
+  }
+
+  private announceCommit(): void {
+    if (!this.db.memory) announceCommit(this.db.name);
+  }
+
+  /** See commitsInProcess.ts. */
+  private syncOncePerTurn(): void {
+    const commits = commitsAnnounced(this.db.name);
+    if (this.lookedThisTurn && commits === this.commitsSeen) return;
+    this.syncWithOtherConnections();
+    this.commitsSeen = commits;
+    if (!this.lookedThisTurn) {
+      this.lookedThisTurn = true;
+      setImmediate(() => {
+        this.lookedThisTurn = false;
+      }).unref();
+    }
+  }
+
+  /** Another connection committed since we last looked: pick up its aliases, indexes and documents. */
+  private syncWithOtherConnections(): void {
+    this.assertUsable();
+    const dataVersion = this.statements.dataVersion.get()!;
+    if (dataVersion === this.dataVersion) return;
+    this.db.transaction(() => {
+      this.readMetadata();
+      const versions = new Map(this.statements.versions.all());
+      for (const [physical, mirror] of this.mirrors) {
+        const version = versions.get(physical) ?? 0;
+        if (version === mirror.version) continue;
+        if (version < mirror.version) this.mirrors.delete(physical);
+        else this.catchUp(mirror, version);
+      }
+      // Rebuilt from the table when next needed: without the documents, a guard cannot catch up.
+      for (const [physical, guard] of this.keyGuards) {
+        if ((versions.get(physical) ?? 0) !== guard.version) this.keyGuards.delete(physical);
+      }
+    })();
+    this.dataVersion = dataVersion;
+  }
+
+  private readMetadata(): void {
+    this.aliases = new Map(this.statements.aliases.all());
+    const indexSpecs = new Map<string, Map<string, IndexSpec>>();
+    for (const [collection, name, spec] of this.statements.declaredIndexes.all()) {
+      let specs = indexSpecs.get(collection);
+      if (!specs) {
+        specs = new Map();
+        indexSpecs.set(collection, specs);
+      }
+      specs.set(name, JSON.parse(spec) as IndexSpec);
+    }
+    const specsOf = (specs: typeof indexSpecs, logical: string) => [...(specs.get(logical)?.values() ?? [])];
+    const changed = (logical: string) => JSON.stringify(specsOf(this.indexSpecs, logical)) !== JSON.stringify(specsOf(indexSpecs, logical));
+    for (const mirror of this.mirrors.values()) {
+      if (changed(mirror.logical)) mirror.useIndexes(mirror.buildIndexes(specsOf(indexSpecs, mirror.logical), false));
+    }
+    for (const [physical, guard] of this.keyGuards) if (changed(guard.logical)) this.keyGuards.delete(physical);
+    this.indexSpecs = indexSpecs;
+  }
+
+  /** Applies what other connections wrote to the collection since the mirror's version. */
+  private catchUp(mirror: CollectionMirror, version: number): void {
+    for (const json of this.statements.docsSince.all(mirror.physical, mirror.version)) {
+      const doc = deepFreeze(JSON.parse(json) as Doc);
+      mirror.apply({ id: doc._id, doc });
+    }
+    if (this.statements.countDocs.get(mirror.physical) !== mirror.docs.size) {
+      const stored = new Set(this.statements.docIds.all(mirror.physical));
+      for (const id of [...mirror.docs.keys()]) if (!stored.has(idKey(id))) mirror.apply({ id, doc: null });
+    }
+    mirror.version = version;
+  }
+
+  private dropPhysical(physical: string): void {
+    this.statements.dropDocs.run(physical);
+    this.statements.deleteVersion.run(physical);
+    this.mirrors.delete(physical);
+    this.keyGuards.delete(physical);
+  }
+
+  /** Drops a generation's collections (never a live one), its checkpoints and its pending record. */
+  private dropGeneration(generation: string, physicals?: readonly string[]): void {
+    const live = new Set(this.aliases.values());
+    const dropped = physicals ?? this.statements.pendingOf.all(generation).map(([physical]) => physical);
+    for (const physical of dropped) if (!live.has(physical)) this.dropPhysical(physical);
+    this.statements.dropCheckpoints.run(generation);
+    this.statements.dropPending.run(generation);
+  }
+}

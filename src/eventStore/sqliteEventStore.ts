@@ -40,7 +40,7 @@ export type EventRow = [id: string, type: string, data: string, metadata: string
 
 const EMPTY_METADATA = '{}';
 
-const SELECT_ALL_AFTER = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
+export const SELECT_ALL_AFTER = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
 
 function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
@@ -74,6 +74,9 @@ export type SqliteEventStore = EventStore & LogReadAhead;
  * it as an equal, and catches up whenever the consumer waits for a page.
  */
 const READER_NICENESS = 10;
+
+/** The module the read-ahead thread runs. */
+export const LOG_READER_THREAD = new URL('./logReaderThread.ts', import.meta.url);
 
 /** Pages a reader may have read and not yet handed out: enough to keep it busy while one is projected. */
 const READ_AHEAD_PAGES = 3;
@@ -150,7 +153,7 @@ async function* readAheadInWorker(file: string, after: bigint, pageSize: number)
     pageSize,
     niceness: READER_NICENESS,
   };
-  const worker = startTypeScriptWorker(new URL('./logReaderThread.ts', import.meta.url), { workerData: settings });
+  const worker = startTypeScriptWorker(LOG_READER_THREAD, { workerData: settings });
   const received: ReaderMessage[] = [];
   const types: string[] = [];
   let failure: Error | undefined;

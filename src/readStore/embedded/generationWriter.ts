@@ -18,6 +18,9 @@ import type { WriterBatch, WriterMessage, WriterReply, WriterSettings } from './
  */
 const HELPER_THREAD_NICENESS = 10;
 
+/** The module the writer thread runs. */
+export const WRITER_THREAD = new URL('./writerThread.ts', import.meta.url);
+
 /** Serialised documents in flight past which a write waits for the writer, so a slow disk cannot pile up memory. */
 const WRITER_MAX_IN_FLIGHT_CHARS = 32 * 1024 * 1024;
 
@@ -75,7 +78,7 @@ export class GenerationWriter {
 
   constructor(private readonly file: string) {
     const settings: WriterSettings = { file, busyTimeoutMs: BUSY_TIMEOUT_MS, niceness: HELPER_THREAD_NICENESS };
-    this.worker = startTypeScriptWorker(new URL('./writerThread.ts', import.meta.url), { workerData: settings });
+    this.worker = startTypeScriptWorker(WRITER_THREAD, { workerData: settings });
     this.worker.unref();
     this.worker.on('message', (reply: WriterReply) => this.replied(reply));
     this.worker.on('error', (error) => this.crashed(error));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { activePlanId, type AccessFacts, type AccessLookup } from '../../src/access/accessReferences.js';
 import type { Client, ClientEvent } from '../../src/access/client.js';
 import { entitlementListSchema, entitlementsInSpecOrder, scopeListSchema, scopesInSpecOrder } from '../../src/access/grants.js';
 import { planKeySchema } from '../../src/access/plan.js';
@@ -23,10 +24,16 @@ export const registerClientSchema = z
   })
   .strict();
 
-/** The body with its plan key resolved to the plan's id (by the route, which checks that the plan is active). */
-export type RegisterClient = Omit<z.infer<typeof registerClientSchema>, 'plan'> & { plan_id: number };
+export type RegisterClient = z.infer<typeof registerClientSchema>;
 
-export function decide(command: RegisterClient, client: Client | null, meta: CommandMeta & { id: number }): ClientEvent[] {
+/** The plan the body names by key. */
+export function references(command: RegisterClient): AccessLookup {
+  return { planKeys: [command.plan] };
+}
+
+/** A client is registered on an active plan (422 naming body.plan otherwise); the event records the plan's id. */
+export function decide(command: RegisterClient, client: Client | null, meta: CommandMeta & { id: number; references: AccessFacts }): ClientEvent[] {
+  const planId = activePlanId(command.plan, meta.references);
   if (client) throw new Conflict(`Client ${meta.id} already exists.`);
   return [
     {
@@ -34,7 +41,7 @@ export function decide(command: RegisterClient, client: Client | null, meta: Com
       data: {
         client_id: meta.id,
         name: command.name,
-        plan_id: command.plan_id,
+        plan_id: planId,
         scopes: command.scopes ? scopesInSpecOrder(command.scopes) : null,
         entitlements: command.entitlements ? entitlementsInSpecOrder(command.entitlements) : null,
         limits: command.limits ?? null,

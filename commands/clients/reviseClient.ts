@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { activePlanId, type AccessFacts, type AccessLookup } from '../../src/access/accessReferences.js';
 import type { Client, ClientEvent } from '../../src/access/client.js';
 import { entitlementListSchema, entitlementsInSpecOrder, scopeListSchema, scopesInSpecOrder } from '../../src/access/grants.js';
 import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
@@ -20,14 +21,22 @@ export const reviseClientSchema = z
   .strict()
   .meta({ description: revisionDescription });
 
-/** The body with a new plan key resolved to the plan's id (by the route, which checks that the plan is active). */
-export type ReviseClient = Omit<z.infer<typeof reviseClientSchema>, 'plan'> & { plan_id?: number };
+export type ReviseClient = z.infer<typeof reviseClientSchema>;
 
-export function decide(command: ReviseClient, client: Client | null, meta: CommandMeta & { id: number }): ClientEvent[] {
+/** The plan a move names by key, if any. */
+export function references(command: ReviseClient): AccessLookup {
+  return { planKeys: command.plan === undefined ? [] : [command.plan] };
+}
+
+/** A client moves only to an active plan (422 naming body.plan, before anything else is looked at). */
+export function decide(command: ReviseClient, client: Client | null, meta: CommandMeta & { id: number; references: AccessFacts }): ClientEvent[] {
+  const { plan, ...fields } = command;
+  const move = plan === undefined ? {} : { plan_id: activePlanId(plan, meta.references) };
   if (!client) throw new NotFound(`Client ${meta.id} does not exist.`);
   requireSomeField(command);
   const changes = changedFields(client, {
-    ...command,
+    ...fields,
+    ...move,
     ...(command.scopes ? { scopes: scopesInSpecOrder(command.scopes) } : {}),
     ...(command.entitlements ? { entitlements: entitlementsInSpecOrder(command.entitlements) } : {}),
   });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { AccessFacts, AccessLookup } from '../../src/access/accessReferences.js';
 import type { CatalogueRestriction, Client, ClientEvent } from '../../src/access/client.js';
+import { throwIfAnyProblem, type ReferenceProblems } from '../../src/catalogue/catalogueReferences.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 
@@ -44,7 +46,6 @@ export const setClientRestrictionSchema = z
     });
   });
 
-/** The body after the route checked that every state and community exists and each community lies in its state. */
 export type SetClientRestriction = z.infer<typeof setClientRestrictionSchema>;
 
 function normalised(restriction: CatalogueRestriction): CatalogueRestriction {
@@ -56,7 +57,36 @@ function normalised(restriction: CatalogueRestriction): CatalogueRestriction {
   };
 }
 
-export function decide(command: SetClientRestriction, client: Client | null, meta: CommandMeta & { id: number }): ClientEvent[] {
+/** Every state and community the restriction names. */
+export function references(command: SetClientRestriction): AccessLookup {
+  const states = command.restriction?.states ?? [];
+  return { catalogue: { states: states.map((state) => state.state_id), communities: states.flatMap((state) => state.community_ids) } };
+}
+
+/** One problem for each state or community that does not exist, and each community that is not in its state. */
+function restrictionProblems(command: SetClientRestriction, facts: AccessFacts): ReferenceProblems {
+  const problems: ReferenceProblems = {};
+  for (const [stateIndex, state] of (command.restriction?.states ?? []).entries()) {
+    if (!facts.catalogue.states.has(state.state_id)) {
+      problems[`body.restriction.states.${stateIndex}.state_id`] = `no state has the id ${state.state_id}`;
+    }
+    for (const [communityIndex, communityId] of state.community_ids.entries()) {
+      const community = facts.catalogue.communities.get(communityId);
+      const field = `body.restriction.states.${stateIndex}.community_ids.${communityIndex}`;
+      if (!community) problems[field] = `no community has the id ${communityId}`;
+      else if (community.state_id !== state.state_id) problems[field] = `community ${communityId} is not in state ${state.state_id}`;
+    }
+  }
+  return problems;
+}
+
+/** The restriction's references are checked first, all their problems in one 422. */
+export function decide(
+  command: SetClientRestriction,
+  client: Client | null,
+  meta: CommandMeta & { id: number; references: AccessFacts },
+): ClientEvent[] {
+  throwIfAnyProblem(restrictionProblems(command, meta.references));
   if (!client) throw new NotFound(`Client ${meta.id} does not exist.`);
   const restriction = normalised(command.restriction);
   if (JSON.stringify(restriction) === JSON.stringify(client.restriction)) return [];

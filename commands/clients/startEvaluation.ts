@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import type { AccessFacts, AccessLookup } from '../../src/access/accessReferences.js';
 import type { Client, ClientEvent } from '../../src/access/client.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict, NotFound } from '../../src/domain/errors.js';
 
 export const EVALUATION_SAMPLE_MIN = 50;
 export const EVALUATION_SAMPLE_MAX = 100;
+const DEFAULT_SAMPLE_SIZE = 60;
 
 export const startEvaluationSchema = z
   .object({
@@ -18,16 +20,28 @@ export const startEvaluationSchema = z
   })
   .strict();
 
-/** The route picks the sample from the published catalogue; the decider records it as given. */
-export type StartEvaluation = { sample_project_ids: number[] };
+export type StartEvaluation = z.infer<typeof startEvaluationSchema>;
 
-export function decide(command: StartEvaluation, client: Client | null, meta: CommandMeta & { id: number }): ClientEvent[] {
+/** The sample is drawn from the published catalogue. */
+export function references(): AccessLookup {
+  return { publishedProjects: true };
+}
+
+/** Evenly spread over the published catalogue in id order, so the sample covers old and new projects alike. */
+function evaluationSample(publishedProjectIds: readonly number[], size: number): number[] {
+  if (publishedProjectIds.length <= size) return [...publishedProjectIds];
+  return Array.from({ length: size }, (_, index) => publishedProjectIds[Math.floor((index * publishedProjectIds.length) / size)]!);
+}
+
+/** The sample is frozen when the evaluation starts; a catalogue too small to sample refuses it. */
+export function decide(command: StartEvaluation, client: Client | null, meta: CommandMeta & { id: number; references: AccessFacts }): ClientEvent[] {
   if (!client) throw new NotFound(`Client ${meta.id} does not exist.`);
   if (client.access_mode.mode === 'evaluation') throw new Conflict(`Client ${meta.id} is already in Evaluation Mode.`);
-  if (command.sample_project_ids.length < EVALUATION_SAMPLE_MIN) {
+  const sample = evaluationSample(meta.references.publishedProjectIds, command.sample_size ?? DEFAULT_SAMPLE_SIZE);
+  if (sample.length < EVALUATION_SAMPLE_MIN) {
     throw new Conflict(`The catalogue has fewer than ${EVALUATION_SAMPLE_MIN} published projects to sample.`, {
-      published_projects: command.sample_project_ids.length,
+      published_projects: sample.length,
     });
   }
-  return [{ type: 'EvaluationStarted', data: { client_id: meta.id, sample_project_ids: command.sample_project_ids, at: meta.now } }];
+  return [{ type: 'EvaluationStarted', data: { client_id: meta.id, sample_project_ids: sample, at: meta.now } }];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { existingClientRevision, type AccessFacts, type AccessLookup } from '../../src/access/accessReferences.js';
 import { SUBSCRIPTION_STATUSES, type Subscription, type SubscriptionEvent } from '../../src/access/subscription.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 
@@ -25,11 +26,22 @@ export const setSubscriptionSchema = z
     }
   });
 
-export type SetSubscription = z.infer<typeof setSubscriptionSchema>;
+/** The body and the client whose subscription it is (its stream is the client's own). */
+export type SetSubscription = z.infer<typeof setSubscriptionSchema> & { client_id: number };
 
-/** The whole subscription is replaced (PUT semantics); sending what is stored records nothing. */
-export function decide(command: SetSubscription, subscription: Subscription | null, meta: CommandMeta & { id: number }): SubscriptionEvent[] {
-  const next: Subscription = { client_id: meta.id, ...command };
+export function references(command: SetSubscription): AccessLookup {
+  return { clients: [command.client_id] };
+}
+
+/** The client must exist. The whole subscription is replaced (PUT semantics); sending what is stored records nothing. */
+export function decide(
+  command: SetSubscription,
+  subscription: Subscription | null,
+  meta: CommandMeta & { id: number; references: AccessFacts },
+): SubscriptionEvent[] {
+  existingClientRevision(command.client_id, meta.references);
+  const { client_id: _client, ...fields } = command;
+  const next: Subscription = { client_id: meta.id, ...fields };
   if (subscription && JSON.stringify(subscription) === JSON.stringify(next)) return [];
   return [{ type: 'SubscriptionSet', data: { ...next, at: meta.now } }];
 }

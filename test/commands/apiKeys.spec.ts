@@ -4,11 +4,15 @@ import { decide as deactivateApiKey } from '../../commands/apiKeys/deactivateApi
 import { decide as reactivateApiKey } from '../../commands/apiKeys/reactivateApiKey.js';
 import { decide as revokeApiKey } from '../../commands/apiKeys/revokeApiKey.js';
 import { decide as rotateApiKey } from '../../commands/apiKeys/rotateApiKey.js';
+import { accessFacts } from '../../src/access/accessReferences.js';
 import { apiKeyAggregate, type ApiKeyEvent } from '../../src/access/apiKey.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../src/access/apiKeys.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
+/** Client 4 exists, at revision 0. */
+const references = accessFacts({ clients: { 4: 0 } });
+const issueMeta = { ...defaultMeta, references };
 const KEY_HASH = 'a3'.repeat(32);
 
 const anIssue = (overrides: Partial<IssueApiKey> = {}): IssueApiKey => ({
@@ -26,7 +30,7 @@ const issued: ApiKeyEvent = {
 const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { api_key_id: 1, client_id: 4, at: '2024-02-01T00:00:00.000Z' } };
 
 describe('issueApiKey', () => {
-  const spec = deciderSpec(apiKeyAggregate, issueApiKey);
+  const spec = deciderSpec(apiKeyAggregate, issueApiKey, { references });
 
   it('when a key is issued, then ApiKeyIssued carries its client, environment, hash and hint, never the key', () => {
     const key = generateApiKey('test');
@@ -42,16 +46,16 @@ describe('issueApiKey', () => {
   });
 
   it('when the key itself is passed where its hash belongs, then the decider refuses to record it', () => {
-    expect(() => issueApiKey(anIssue({ key_hash: generateApiKey('live') }), null, defaultMeta)).toThrow(/SHA-256/);
+    expect(() => issueApiKey(anIssue({ key_hash: generateApiKey('live') }), null, issueMeta)).toThrow(/SHA-256/);
   });
 
   it('when the hint is longer than a prefix and four characters, then the decider refuses to record it', () => {
     const key = generateApiKey('live');
-    expect(() => issueApiKey(anIssue({ hint: key }), null, defaultMeta)).toThrow(/hint/);
+    expect(() => issueApiKey(anIssue({ hint: key }), null, issueMeta)).toThrow(/hint/);
   });
 
   it('when the hint names the other environment, then the decider refuses to record it', () => {
-    expect(() => issueApiKey(anIssue({ environment: 'test' }), null, defaultMeta)).toThrow(/hint/);
+    expect(() => issueApiKey(anIssue({ environment: 'test' }), null, issueMeta)).toThrow(/hint/);
   });
 
   it('when the key already exists, then it is refused with CONFLICT', () => {
@@ -106,7 +110,7 @@ describe('deactivateApiKey and reactivateApiKey', () => {
 });
 
 describe('issueApiKey with an expiry', () => {
-  const spec = deciderSpec(apiKeyAggregate, issueApiKey);
+  const spec = deciderSpec(apiKeyAggregate, issueApiKey, { references });
 
   it('when the expiry is in the future, then ApiKeyIssued records it in UTC', () => {
     spec

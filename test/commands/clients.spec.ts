@@ -7,12 +7,17 @@ import { decide as reviseClient } from '../../commands/clients/reviseClient.js';
 import { decide as setClientControls } from '../../commands/clients/setClientControls.js';
 import { decide as setClientRestriction } from '../../commands/clients/setClientRestriction.js';
 import { decide as startEvaluation } from '../../commands/clients/startEvaluation.js';
+import { accessFacts } from '../../src/access/accessReferences.js';
 import { clientAggregate, type ClientEvent } from '../../src/access/client.js';
+import { catalogueFacts } from '../../src/catalogue/catalogueReferences.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
 
-const aClient = (overrides: Partial<RegisterClient> = {}): RegisterClient => ({ name: 'Marina Homes', plan_id: 2, ...overrides });
+/** Plan 2 (starter) and plan 3 (pro) take clients. */
+const plans = accessFacts({ plans: [{ id: 2, key: 'starter', active: true }, { id: 3, key: 'pro', active: true }] });
+
+const aClient = (overrides: Partial<RegisterClient> = {}): RegisterClient => ({ name: 'Marina Homes', plan: 'starter', ...overrides });
 
 const registered: ClientEvent = {
   type: 'ClientRegistered',
@@ -24,7 +29,7 @@ const withOwnScopes: ClientEvent = {
 };
 
 describe('registerClient', () => {
-  const spec = deciderSpec(clientAggregate, registerClient);
+  const spec = deciderSpec(clientAggregate, registerClient, { references: plans });
 
   it('when a client is registered without lists of its own, then ClientRegistered records null for both', () => {
     spec
@@ -51,17 +56,17 @@ describe('registerClient', () => {
 });
 
 describe('reviseClient', () => {
-  const spec = deciderSpec(clientAggregate, reviseClient);
+  const spec = deciderSpec(clientAggregate, reviseClient, { references: plans });
 
   it('when the client moves to another plan and drops its own scopes, then ClientRevised carries both changes', () => {
     spec
       .given([registered, withOwnScopes])
-      .when({ plan_id: 3, scopes: null })
+      .when({ plan: 'pro', scopes: null })
       .then([{ type: 'ClientRevised', data: { client_id: 1, changes: { plan_id: 3, scopes: null }, at } }]);
   });
 
   it('when nothing differs from the current values, then nothing is emitted', () => {
-    spec.given([registered, withOwnScopes]).when({ plan_id: 2, scopes: ['media:read', 'projects:read'] }).then([]);
+    spec.given([registered, withOwnScopes]).when({ plan: 'starter', scopes: ['media:read', 'projects:read'] }).then([]);
   });
 
   it('when no field is given, then it is refused with VALIDATION_FAILED', () => {
@@ -111,7 +116,9 @@ describe('setClientControls', () => {
 });
 
 describe('setClientRestriction', () => {
-  const spec = deciderSpec(clientAggregate, setClientRestriction);
+  const spec = deciderSpec(clientAggregate, setClientRestriction, {
+    references: accessFacts({ catalogue: catalogueFacts({ states: [1, 2], communities: { 3: { state_id: 2 }, 5: { state_id: 2 } } }) }),
+  });
   const restricted: ClientEvent = {
     type: 'ClientRestrictionSet',
     data: { client_id: 1, restriction: { states: [{ state_id: 1, community_ids: [] }, { state_id: 2, community_ids: [3, 5] }] }, at },
@@ -139,7 +146,7 @@ describe('setClientRestriction', () => {
 });
 
 describe('Evaluation Mode commands', () => {
-  const start = deciderSpec(clientAggregate, startEvaluation);
+  const start = deciderSpec(clientAggregate, startEvaluation, { references: accessFacts({}) });
   const pause = deciderSpec(clientAggregate, pauseEvaluation);
   const activate = deciderSpec(clientAggregate, activateCommercialAccess);
   const sampleIds = Array.from({ length: 50 }, (_, index) => index + 1);
@@ -147,12 +154,13 @@ describe('Evaluation Mode commands', () => {
   const paused: ClientEvent = { type: 'EvaluationPaused', data: { client_id: 1, at } };
 
   it('when evaluation starts with a sample, then EvaluationStarted freezes it; again while evaluating, CONFLICT', () => {
-    start.given([registered]).when({ sample_project_ids: sampleIds }).then([started]);
-    start.given([registered, started]).when({ sample_project_ids: sampleIds }).thenThrows('CONFLICT');
+    const published = { references: accessFacts({ publishedProjectIds: sampleIds }) };
+    start.given([registered]).when({}, published).then([started]);
+    start.given([registered, started]).when({}, published).thenThrows('CONFLICT');
   });
 
   it('when fewer than 50 published projects can be sampled, then CONFLICT', () => {
-    start.given([registered]).when({ sample_project_ids: sampleIds.slice(0, 49) }).thenThrows('CONFLICT');
+    start.given([registered]).when({}, { references: accessFacts({ publishedProjectIds: sampleIds.slice(0, 49) }) }).thenThrows('CONFLICT');
   });
 
   it('when an evaluation is paused, then EvaluationPaused; paused again, nothing; a commercial account, CONFLICT', () => {

@@ -1,39 +1,36 @@
 import { z } from 'zod';
-import { decide as issueApiKey, issueApiKeySchema } from '../../../commands/apiKeys/issueApiKey.js';
+import { issueApiKeyTo, rotateApiKeyOf } from '../../../commands/apiKeys/apiKeyHandlers.js';
+import { issueApiKeySchema } from '../../../commands/apiKeys/issueApiKey.js';
 import { decide as deactivateApiKey } from '../../../commands/apiKeys/deactivateApiKey.js';
 import { decide as reactivateApiKey } from '../../../commands/apiKeys/reactivateApiKey.js';
-import { assertRotatable, decide as rotateApiKey, rotateApiKeySchema } from '../../../commands/apiKeys/rotateApiKey.js';
+import { rotateApiKeySchema } from '../../../commands/apiKeys/rotateApiKey.js';
 import { decide as revokeApiKey, type KeyOfClient } from '../../../commands/apiKeys/revokeApiKey.js';
-import { decide as registerClient, registerClientSchema } from '../../../commands/clients/registerClient.js';
+import * as registerClient from '../../../commands/clients/registerClient.js';
 import { changeClientStatusSchema, decide as changeClientStatus } from '../../../commands/clients/changeClientStatus.js';
-import { decide as reviseClient, reviseClientSchema } from '../../../commands/clients/reviseClient.js';
+import * as reviseClient from '../../../commands/clients/reviseClient.js';
 import { decide as setClientControls, setClientControlsSchema } from '../../../commands/clients/setClientControls.js';
 import { activateCommercialAccessSchema, decide as activateCommercialAccess } from '../../../commands/clients/activateCommercialAccess.js';
-import { decide as pauseEvaluation } from '../../../commands/clients/pauseEvaluation.js';
-import { decide as startEvaluation, startEvaluationSchema } from '../../../commands/clients/startEvaluation.js';
-import { PROJECTS, type ProjectDoc } from '../../../projections/projects.js';
-import type { ReadStore } from '../../readStore/readStore.js';
+import * as pauseEvaluation from '../../../commands/clients/pauseEvaluation.js';
+import * as startEvaluation from '../../../commands/clients/startEvaluation.js';
 import { planLimitsSchema } from '../../limits/planLimits.js';
-import { decide as setClientRestriction, setClientRestrictionSchema, type SetClientRestriction } from '../../../commands/clients/setClientRestriction.js';
-import { communityAggregate } from '../../catalogue/community.js';
-import { stateAggregate } from '../../catalogue/state.js';
+import * as setClientRestriction from '../../../commands/clients/setClientRestriction.js';
 import { decide as definePlan, definePlanSchema } from '../../../commands/plans/definePlan.js';
-import { decide as setSubscription, setSubscriptionSchema } from '../../../commands/subscriptions/setSubscription.js';
+import * as setSubscription from '../../../commands/subscriptions/setSubscription.js';
 import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
 import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { DETAIL_FIELDS, ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
 import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey, type ApiKeyEvent } from '../../access/apiKey.js';
-import { apiKeyHint, generateApiKey, hashApiKey } from '../../access/apiKeys.js';
+import type { AccessSlice } from '../../access/accessReferences.js';
 import { CLIENT_STATUSES, clientAggregate, type Client, type ClientEvent } from '../../access/client.js';
 import { effectiveGrants } from '../../access/grants.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
 import { SUBSCRIPTION_STATUSES, subscriptionAggregate, type Subscription } from '../../access/subscription.js';
-import { createAggregate, loadAggregate, staleRevision, startAggregate, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
-import type { CommandMeta } from '../../domain/decider.js';
-import { NotFound, ValidationFailed } from '../../domain/errors.js';
+import { loadAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
+import { createWithSlice, putWithSlice, updateWithSlice } from '../../domain/commandSlice.js';
+import { NotFound } from '../../domain/errors.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
-import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { activePlanId, existingClient } from './accessReferences.js';
+import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
+import { accessFactsReader, existingClient } from './accessReferences.js';
 import { clientParams, idSchema, noParams, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLANS = 'Plans';
@@ -161,8 +158,6 @@ function apiKeyRepresentation(id: number, loaded: LoadedAggregate<ApiKey | null>
   return { id, revision: loaded.revision, ...apiKey } satisfies z.input<typeof apiKeyResponseSchema>;
 }
 
-// References.
-
 // Routes.
 
 const planParams = z.object({ planId: pathId }).strict();
@@ -179,12 +174,7 @@ const createPlanRoute: AdminRoute<typeof noParams, typeof definePlanSchema> = {
   successStatus: 201,
   response: planResponseSchema,
   async handle({ body, actor }, deps) {
-    const result = await createAggregate(deps, {
-      aggregate: planAggregate,
-      idSequence: planAggregate.category,
-      actor,
-      decide: (state, meta) => definePlan(body, state, meta),
-    });
+    const result = await createWithSlice(deps, accessFactsReader(deps), { aggregate: planAggregate, actor, command: body, slice: { decide: definePlan } });
     return planRepresentation(result.id, result);
   },
 };
@@ -216,36 +206,30 @@ const revisePlanRoute: AdminRoute<typeof planParams, typeof revisePlanSchema> = 
   successStatus: 200,
   response: planResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const result = await updateAggregate(deps, {
+    const result = await updateWithSlice(deps, accessFactsReader(deps), {
       aggregate: planAggregate,
       id: params.planId,
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
-      decide: (state, meta) => revisePlan(body, state, meta),
+      command: body,
+      slice: { decide: revisePlan },
     });
     return planRepresentation(result.id, result);
   },
 };
 
-const registerClientRoute: AdminRoute<typeof noParams, typeof registerClientSchema> = {
+const registerClientRoute: AdminRoute<typeof noParams, typeof registerClient.registerClientSchema> = {
   method: 'post',
   path: '/clients',
   operationId: 'registerClient',
   summary: 'Register an API client on an active plan (its id is allocated by the service)',
   tag: CLIENTS,
   params: noParams,
-  body: registerClientSchema,
+  body: registerClient.registerClientSchema,
   successStatus: 201,
   response: clientResponseSchema,
   async handle({ body, actor }, deps) {
-    const { plan, ...fields } = body;
-    const planId = await activePlanId(deps.eventStore, plan);
-    const result = await createAggregate(deps, {
-      aggregate: clientAggregate,
-      idSequence: clientAggregate.category,
-      actor,
-      decide: (state, meta) => registerClient({ ...fields, plan_id: planId }, state, meta),
-    });
+    const result = await createWithSlice(deps, accessFactsReader(deps), { aggregate: clientAggregate, actor, command: body, slice: registerClient });
     return clientRepresentation(deps.eventStore, result.id, result);
   },
 };
@@ -264,68 +248,37 @@ const getClientRoute: AdminRoute<typeof clientParams> = {
   },
 };
 
-const reviseClientRoute: AdminRoute<typeof clientParams, typeof reviseClientSchema> = {
+const reviseClientRoute: AdminRoute<typeof clientParams, typeof reviseClient.reviseClientSchema> = {
   method: 'patch',
   path: '/clients/:clientId',
   operationId: 'reviseClient',
   summary: "Revise a client: rename it, move it to another active plan, or set or drop (null) its own lists",
   tag: CLIENTS,
   params: clientParams,
-  body: reviseClientSchema,
+  body: reviseClient.reviseClientSchema,
   successStatus: 200,
   response: clientResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const { plan, ...fields } = body;
-    const command = plan === undefined ? fields : { ...fields, plan_id: await activePlanId(deps.eventStore, plan) };
-    const result = await updateAggregate(deps, {
+    const result = await updateWithSlice(deps, accessFactsReader(deps), {
       aggregate: clientAggregate,
       id: params.clientId,
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
-      decide: (state, meta) => reviseClient(command, state, meta),
+      command: body,
+      slice: reviseClient,
     });
     return clientRepresentation(deps.eventStore, result.id, result);
   },
 };
 
-/** 422 naming each state or community that does not exist, and each community that is not in its state. */
-async function assertRestrictionReferences(eventStore: EventStore, body: SetClientRestriction): Promise<void> {
-  const fields: Record<string, string> = {};
-  for (const [stateIndex, state] of (body.restriction?.states ?? []).entries()) {
-    if (!(await loadAggregate(eventStore, stateAggregate, state.state_id))?.state) {
-      fields[`body.restriction.states.${stateIndex}.state_id`] = `no state has the id ${state.state_id}`;
-    }
-    for (const [communityIndex, communityId] of state.community_ids.entries()) {
-      const community = (await loadAggregate(eventStore, communityAggregate, communityId))?.state;
-      const field = `body.restriction.states.${stateIndex}.community_ids.${communityIndex}`;
-      if (!community) fields[field] = `no community has the id ${communityId}`;
-      else if (community.state_id !== state.state_id) fields[field] = `community ${communityId} is not in state ${state.state_id}`;
-    }
-  }
-  if (Object.keys(fields).length > 0) throw new ValidationFailed(fields);
-}
-
-const DEFAULT_SAMPLE_SIZE = 60;
-
-/** Evenly spread over the published catalogue in id order, so the sample covers old and new projects alike. */
-async function evaluationSample(readStore: ReadStore, size: number): Promise<number[]> {
-  const { items } = await readStore.find<ProjectDoc>(PROJECTS, { filter: { published: true }, sort: [['_id', 1]] });
-  if (items.length <= size) return items.map((project) => project.id);
-  return Array.from({ length: size }, (_, index) => items[Math.floor((index * items.length) / size)]!.id);
-}
-
-/**
- * A command on one client answered with the client: `prepare` fetches or checks what the command needs
- * from outside its stream (422s, the evaluation sample) before the pure decider runs on the state as read.
- */
-function clientCommand<Body extends z.ZodType, Prepared = undefined>(options: {
+/** A command on one client, answered with the client. */
+function clientCommand<Body extends z.ZodType>(options: {
   method: 'put' | 'post';
   path: string;
   operationId: string;
   summary: string;
   body: Body;
-  prepare?: (body: z.infer<Body>, deps: AdminDeps) => Promise<Prepared>;
-  decide: (body: z.infer<Body>, prepared: Prepared, state: Client | null, meta: CommandMeta & { id: number }) => ClientEvent[];
+  slice: AccessSlice<z.infer<Body>, Client | null, ClientEvent>;
 }): AdminRoute<typeof clientParams, Body> {
   return {
     method: options.method,
@@ -338,13 +291,13 @@ function clientCommand<Body extends z.ZodType, Prepared = undefined>(options: {
     successStatus: 200,
     response: clientResponseSchema,
     async handle({ params, body, expectedRevision, actor }, deps) {
-      const prepared = (options.prepare ? await options.prepare(body, deps) : undefined) as Prepared;
-      const result = await updateAggregate(deps, {
+      const result = await updateWithSlice(deps, accessFactsReader(deps), {
         aggregate: clientAggregate,
         id: params.clientId,
         ...(expectedRevision === undefined ? {} : { expectedRevision }),
         actor,
-        decide: (state, meta) => options.decide(body, prepared, state, meta),
+        command: body,
+        slice: options.slice,
       });
       return clientRepresentation(deps.eventStore, result.id, result);
     },
@@ -357,7 +310,7 @@ const changeClientStatusRoute = clientCommand({
   operationId: 'changeClientStatus',
   summary: 'Suspend, deactivate or reactivate a client (its keys get 403 CLIENT_SUSPENDED or CLIENT_INACTIVE meanwhile)',
   body: changeClientStatusSchema,
-  decide: (body, _prepared, state, meta) => changeClientStatus(body, state, meta),
+  slice: { decide: changeClientStatus },
 });
 
 const setClientControlsRoute = clientCommand({
@@ -366,7 +319,7 @@ const setClientControlsRoute = clientCommand({
   operationId: 'setClientControls',
   summary: "Replace the client's access controls: request signing, and the authorised domain and IP policy of each environment",
   body: setClientControlsSchema,
-  decide: (body, _prepared, state, meta) => setClientControls(body, state, meta),
+  slice: { decide: setClientControls },
 });
 
 const setClientRestrictionRoute = clientCommand({
@@ -374,9 +327,8 @@ const setClientRestrictionRoute = clientCommand({
   path: '/clients/:clientId/restriction',
   operationId: 'setClientRestriction',
   summary: 'Restrict a client to states (each optionally narrowed to communities), or lift the restriction with null',
-  body: setClientRestrictionSchema,
-  prepare: (body, deps) => assertRestrictionReferences(deps.eventStore, body),
-  decide: (body, _prepared, state, meta) => setClientRestriction(body, state, meta),
+  body: setClientRestriction.setClientRestrictionSchema,
+  slice: setClientRestriction,
 });
 
 const startEvaluationRoute = clientCommand({
@@ -384,9 +336,8 @@ const startEvaluationRoute = clientCommand({
   path: '/clients/:clientId/evaluation',
   operationId: 'startEvaluation',
   summary: 'Put a client in Evaluation Mode with a frozen sample of published projects (test keys only until commercial activation)',
-  body: startEvaluationSchema,
-  prepare: (body, deps) => evaluationSample(deps.readStore, body.sample_size ?? DEFAULT_SAMPLE_SIZE),
-  decide: (_body, sample, state, meta) => startEvaluation({ sample_project_ids: sample }, state, meta),
+  body: startEvaluation.startEvaluationSchema,
+  slice: startEvaluation,
 });
 
 const pauseEvaluationRoute = clientCommand({
@@ -395,7 +346,7 @@ const pauseEvaluationRoute = clientCommand({
   operationId: 'pauseEvaluation',
   summary: "Pause a client's evaluation (403 EVALUATION_ACCESS_PAUSED until commercial activation)",
   body: z.object({}).strict(),
-  decide: (_body, _prepared, state, meta) => pauseEvaluation({}, state, meta),
+  slice: pauseEvaluation,
 });
 
 const activateCommercialAccessRoute = clientCommand({
@@ -404,13 +355,10 @@ const activateCommercialAccessRoute = clientCommand({
   operationId: 'activateCommercialAccess',
   summary: 'End Evaluation Mode: after payment, or staff authorising active-but-unpaid access; live keys work from then on',
   body: activateCommercialAccessSchema,
-  decide: (body, _prepared, state, meta) => activateCommercialAccess(body, state, meta),
+  slice: { decide: activateCommercialAccess },
 });
 
-/**
- * The key is generated here, outside the decider, and leaves the service once, in this response. If-Match,
- * when sent, is compared with the client's revision: the key is issued only to the client as the caller saw it.
- */
+/** The key leaves the service once, in this response. If-Match names the client's revision (see issueApiKey). */
 const issueApiKeyRoute: AdminRoute<typeof clientParams, typeof issueApiKeySchema> = {
   method: 'post',
   path: '/clients/:clientId/keys',
@@ -422,15 +370,11 @@ const issueApiKeyRoute: AdminRoute<typeof clientParams, typeof issueApiKeySchema
   successStatus: 201,
   response: issuedApiKeyResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const client = await existingClient(deps.eventStore, params.clientId);
-    if (expectedRevision !== undefined && expectedRevision !== client.revision) throw staleRevision(expectedRevision, client.revision);
-    const key = generateApiKey(body.environment);
-    const command = { ...body, client_id: params.clientId, key_hash: hashApiKey(key), hint: apiKeyHint(key) };
-    const result = await createAggregate(deps, {
-      aggregate: apiKeyAggregate,
-      idSequence: apiKeyAggregate.category,
+    const { result, key } = await issueApiKeyTo(deps, accessFactsReader(deps), {
+      ...body,
+      client_id: params.clientId,
+      ...(expectedRevision === undefined ? {} : { expected_client_revision: expectedRevision }),
       actor,
-      decide: (state, meta) => issueApiKey(command, state, meta),
     });
     const data: z.input<typeof issuedApiKeyResponseSchema> = { ...apiKeyRepresentation(result.id, result), key };
     return { data, revision: result.revision };
@@ -460,7 +404,7 @@ const listApiKeysRoute: AdminRoute<typeof clientParams> = {
 const keyStatusRoute = (
   action: 'revoke' | 'deactivate' | 'reactivate',
   summary: string,
-  decide: (command: KeyOfClient, state: ApiKey | null, meta: CommandMeta & { id: number }) => ApiKeyEvent[],
+  decide: AccessSlice<KeyOfClient, ApiKey | null, ApiKeyEvent>['decide'],
 ): AdminRoute<typeof apiKeyParams> => ({
   method: 'post',
   path: `/clients/:clientId/keys/:keyId/${action}`,
@@ -471,12 +415,13 @@ const keyStatusRoute = (
   successStatus: 200,
   response: apiKeyResponseSchema,
   async handle({ params, expectedRevision, actor }, deps) {
-    const result = await updateAggregate(deps, {
+    const result = await updateWithSlice(deps, accessFactsReader(deps), {
       aggregate: apiKeyAggregate,
       id: params.keyId,
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
-      decide: (state, meta) => decide({ client_id: params.clientId }, state, meta),
+      command: { client_id: params.clientId },
+      slice: { decide },
     });
     return { data: apiKeyRepresentation(result.id, result), revision: result.revision };
   },
@@ -516,28 +461,25 @@ function subscriptionRepresentation(loaded: LoadedAggregate<Subscription | null>
   return { data, revision: loaded.revision };
 }
 
-/** The stream is the client's own subscription: the client must exist first. */
-const setSubscriptionRoute: AdminRoute<typeof clientParams, typeof setSubscriptionSchema> = {
+const setSubscriptionRoute: AdminRoute<typeof clientParams, typeof setSubscription.setSubscriptionSchema> = {
   method: 'put',
   path: '/clients/:clientId/subscription',
   operationId: 'setSubscription',
   summary: "Record (replace) a client's subscription: status, period, trial, payment due date, grace days and paid",
   tag: CLIENTS,
   params: clientParams,
-  body: setSubscriptionSchema,
+  body: setSubscription.setSubscriptionSchema,
   successStatus: 200,
   response: subscriptionResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    await existingClient(deps.eventStore, params.clientId);
-    const existing = await loadAggregate(deps.eventStore, subscriptionAggregate, params.clientId);
-    const options = {
+    const result = await putWithSlice(deps, accessFactsReader(deps), {
       aggregate: subscriptionAggregate,
       id: params.clientId,
       actor,
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
-      decide: (state: Subscription | null, meta: CommandMeta & { id: number }) => setSubscription(body, state, meta),
-    };
-    const result = existing ? await updateAggregate(deps, options) : await startAggregate(deps, options);
+      command: { ...body, client_id: params.clientId },
+      slice: setSubscription,
+    });
     return subscriptionRepresentation(result);
   },
 };
@@ -557,11 +499,6 @@ const getSubscriptionRoute: AdminRoute<typeof clientParams> = {
   },
 };
 
-/**
- * Rotation spans two streams: the successor is issued first, then the old key records its overlap. Should
- * the second append be refused (the old key changed meanwhile), the successor, whose secret nobody has
- * seen, is revoked again before the 409 answers, so no working key is left behind.
- */
 const rotateApiKeyRoute: AdminRoute<typeof apiKeyParams, typeof rotateApiKeySchema> = {
   method: 'post',
   path: '/clients/:clientId/keys/:keyId/rotate',
@@ -573,41 +510,15 @@ const rotateApiKeyRoute: AdminRoute<typeof apiKeyParams, typeof rotateApiKeySche
   successStatus: 201,
   response: issuedApiKeyResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const loaded = await loadAggregate(deps.eventStore, apiKeyAggregate, params.keyId);
-    const old = assertRotatable({ client_id: params.clientId }, loaded?.state ?? null, params.keyId);
-    const revision = loaded!.revision;
-    if (expectedRevision !== undefined && expectedRevision !== revision) throw staleRevision(expectedRevision, revision);
-    const key = generateApiKey(old.environment);
-    const successor = await createAggregate(deps, {
-      aggregate: apiKeyAggregate,
-      idSequence: apiKeyAggregate.category,
+    const { result, key } = await rotateApiKeyOf(deps, accessFactsReader(deps), {
+      clientId: params.clientId,
+      keyId: params.keyId,
+      ...body,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
-      decide: (state, meta) =>
-        issueApiKey(
-          { environment: old.environment, client_id: params.clientId, key_hash: hashApiKey(key), hint: apiKeyHint(key), rotated_from: params.keyId },
-          state,
-          meta,
-        ),
     });
-    try {
-      await updateAggregate(deps, {
-        aggregate: apiKeyAggregate,
-        id: params.keyId,
-        expectedRevision: revision,
-        actor,
-        decide: (state, meta) => rotateApiKey({ ...body, client_id: params.clientId, successor_key_id: successor.id }, state, meta),
-      });
-    } catch (error) {
-      await updateAggregate(deps, {
-        aggregate: apiKeyAggregate,
-        id: successor.id,
-        actor,
-        decide: (state, meta) => revokeApiKey({ client_id: params.clientId }, state, meta),
-      });
-      throw error;
-    }
-    const data: z.input<typeof issuedApiKeyResponseSchema> = { ...apiKeyRepresentation(successor.id, successor), key };
-    return { data, revision: successor.revision };
+    const data: z.input<typeof issuedApiKeyResponseSchema> = { ...apiKeyRepresentation(result.id, result), key };
+    return { data, revision: result.revision };
   },
 };
 

@@ -6,7 +6,7 @@ import { decide as confirmPlanChangePayment } from '../../../commands/planChange
 import { decide as rejectPlanChange, rejectPlanChangeSchema } from '../../../commands/planChanges/rejectPlanChange.js';
 import { decide as startPlanChangeReview } from '../../../commands/planChanges/startPlanChangeReview.js';
 import { decide as submitPlanChange, submitPlanChangeSchema } from '../../../commands/planChanges/submitPlanChange.js';
-import { decide as reviseClient } from '../../../commands/clients/reviseClient.js';
+import { decide as moveClientToPlan } from '../../../commands/clients/moveClientToPlan.js';
 import { clientAggregate } from '../../access/client.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
 import {
@@ -283,7 +283,7 @@ const takeEffectRoute = (options: {
       aggregate: clientAggregate,
       id: params.clientId,
       actor,
-      decide: (state, meta) => reviseClient({ plan_id: request.to_plan_id }, state, meta),
+      decide: (state, meta) => moveClientToPlan({ plan_id: request.to_plan_id }, state, meta),
     });
     return planChangeRepresentation(deps.eventStore, result.id, result);
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_ENVIRONMENTS } from '../../src/access/accessContext.js';
-import { requireClientRevision, type AccessFacts, type AccessLookup } from '../../src/access/accessReferences.js';
+import { clientAsSeen, type AccessFacts, type AccessLookup } from '../../src/access/accessReferences.js';
 import type { ApiKey, ApiKeyEvent } from '../../src/access/apiKey.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
@@ -44,7 +44,7 @@ export function decide(command: IssueApiKey, apiKey: ApiKey | null, meta: Comman
   if (!new RegExp(`^svc_${command.environment}_[A-Za-z0-9_-]{4}…$`).test(command.hint)) {
     throw new Error(`The hint must be the ${command.environment} prefix and 4 characters of the key.`);
   }
-  requireClientRevision(command.client_id, command.expected_client_revision, meta.references);
+  clientAsSeen(command.client_id, command.expected_client_revision, meta.references);
   if (apiKey) throw new Conflict(`API key ${meta.id} already exists.`);
   const expiresAt = command.expires_at === undefined ? null : new Date(command.expires_at).toISOString();
   if (expiresAt !== null && expiresAt <= meta.now) throw new ValidationFailed({ 'body.expires_at': 'must be in the future' });

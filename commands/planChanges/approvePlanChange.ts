@@ -42,7 +42,7 @@ export type ApprovePlanChange = z.infer<typeof approvePlanChangeSchema> & PlanCh
 
 export const invoiceNumber = (sequence: number): string => `INV-${String(sequence).padStart(6, '0')}`;
 
-/** Approval follows a review; also checked by the route before an invoice number is allocated, so refusals burn none. */
+/** Approval follows a review. */
 export function approvableRequest(command: PlanChangeOfClient, state: PlanChangeRequest | null, id: number): PlanChangeRequest {
   const request = clientsPlanChange(command, state, id);
   requireStatus(request, ['under_review'], 'approved');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { existingClientRevision, type AccessFacts, type AccessLookup } from '../../src/access/accessReferences.js';
+import { existingClient, type AccessFacts, type AccessLookup } from '../../src/access/accessReferences.js';
 import { SUBSCRIPTION_STATUSES, type Subscription, type SubscriptionEvent } from '../../src/access/subscription.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 
@@ -39,7 +39,7 @@ export function decide(
   subscription: Subscription | null,
   meta: CommandMeta & { id: number; references: AccessFacts },
 ): SubscriptionEvent[] {
-  existingClientRevision(command.client_id, meta.references);
+  existingClient(command.client_id, meta.references);
   const { client_id: _client, ...fields } = command;
   const next: Subscription = { client_id: meta.id, ...fields };
   if (subscription && JSON.stringify(subscription) === JSON.stringify(next)) return [];

@@ -16,6 +16,12 @@ export interface PlanReference {
   active: boolean;
 }
 
+export interface ClientReference {
+  /** The revision of the client's stream. */
+  revision: number;
+  plan_id: number;
+}
+
 /**
  * The port through which an access command (clients, keys, subscriptions, plan changes) learns what lies
  * outside its aggregate. Only handlers use it; deciders get its answers as AccessFacts (plain values).
@@ -23,8 +29,7 @@ export interface PlanReference {
 export interface AccessReferences {
   planByKey(key: string): Promise<PlanReference | null>;
   planById(id: number): Promise<PlanReference | null>;
-  /** The client's stream revision, or null when there is no such client. */
-  clientRevision(id: number): Promise<number | null>;
+  client(id: number): Promise<ClientReference | null>;
   /** Ids of the published projects, ascending. */
   publishedProjectIds(): Promise<number[]>;
   catalogue: CatalogueReferences;
@@ -43,8 +48,7 @@ export interface AccessLookup {
 export interface AccessFacts {
   plansByKey: ReadonlyMap<string, PlanReference>;
   plansById: ReadonlyMap<number, PlanReference>;
-  /** Existing clients and the revision of each. */
-  clients: ReadonlyMap<number, number>;
+  clients: ReadonlyMap<number, ClientReference>;
   /** Empty unless the lookup asked for them. */
   publishedProjectIds: readonly number[];
   catalogue: CatalogueFacts;
@@ -55,7 +59,7 @@ export type AccessSlice<Command, State, Event> = CommandSlice<Command, State, Ev
 /** Builds facts from plain values (deciders' tests use it to state what exists). */
 export function accessFacts(known: {
   plans?: PlanReference[];
-  clients?: Record<number, number>;
+  clients?: Record<number, ClientReference>;
   publishedProjectIds?: number[];
   catalogue?: CatalogueFacts;
 }): AccessFacts {
@@ -63,7 +67,7 @@ export function accessFacts(known: {
   return {
     plansByKey: new Map(plans.map((plan) => [plan.key, plan])),
     plansById: new Map(plans.map((plan) => [plan.id, plan])),
-    clients: new Map(Object.entries(known.clients ?? {}).map(([id, revision]) => [Number(id), revision])),
+    clients: new Map(Object.entries(known.clients ?? {}).map(([id, client]) => [Number(id), client])),
     publishedProjectIds: known.publishedProjectIds ?? [],
     catalogue: known.catalogue ?? catalogueFacts({}),
   };
@@ -76,7 +80,7 @@ export async function readAccessFacts(port: AccessReferences, lookup: AccessLook
   const [byKey, byId, clients, publishedProjectIds, catalogue] = await Promise.all([
     Promise.all((lookup.planKeys ?? []).map((key) => port.planByKey(key))),
     Promise.all((lookup.planIds ?? []).map((id) => port.planById(id))),
-    Promise.all((lookup.clients ?? []).map(async (id) => [id, await port.clientRevision(id)] as const)),
+    Promise.all((lookup.clients ?? []).map(async (id) => [id, await port.client(id)] as const)),
     lookup.publishedProjects ? port.publishedProjectIds() : [],
     lookup.catalogue ? readCatalogueFacts(port.catalogue, lookup.catalogue) : noCatalogueFacts,
   ]);
@@ -84,7 +88,7 @@ export async function readAccessFacts(port: AccessReferences, lookup: AccessLook
   return {
     plansByKey: new Map(byKey.filter((plan): plan is PlanReference => plan !== null).map((plan) => [plan.key, plan])),
     plansById: new Map(plans.map((plan) => [plan.id, plan])),
-    clients: new Map(clients.flatMap(([id, revision]) => (revision === null ? [] : [[id, revision] as const]))),
+    clients: new Map(clients.flatMap(([id, client]) => (client === null ? [] : [[id, client] as const]))),
     publishedProjectIds,
     catalogue,
   };
@@ -98,18 +102,19 @@ export function activePlanId(key: string, facts: AccessFacts): number {
   return plan.id;
 }
 
-/** The client a command belongs to must exist (404 naming it); answers its revision. */
-export function existingClientRevision(clientId: number, facts: AccessFacts): number {
-  const revision = facts.clients.get(clientId);
-  if (revision === undefined) throw new NotFound(`Client ${clientId} does not exist.`);
-  return revision;
+/** The client a command belongs to must exist (404 naming it). */
+export function existingClient(clientId: number, facts: AccessFacts): ClientReference {
+  const client = facts.clients.get(clientId);
+  if (!client) throw new NotFound(`Client ${clientId} does not exist.`);
+  return client;
 }
 
 /**
  * A command on another aggregate that If-Match pins to the client as the caller saw it (e.g. a key is issued
  * only to the client the caller read): 409 when the client has changed since.
  */
-export function requireClientRevision(clientId: number, expectedRevision: number | undefined, facts: AccessFacts): void {
-  const revision = existingClientRevision(clientId, facts);
-  if (expectedRevision !== undefined && expectedRevision !== revision) throw staleRevision(expectedRevision, revision);
+export function clientAsSeen(clientId: number, expectedRevision: number | undefined, facts: AccessFacts): ClientReference {
+  const client = existingClient(clientId, facts);
+  if (expectedRevision !== undefined && expectedRevision !== client.revision) throw staleRevision(expectedRevision, client.revision);
+  return client;
 }

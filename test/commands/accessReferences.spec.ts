@@ -114,7 +114,7 @@ describe('evaluation sample', () => {
 });
 
 describe('keys and subscriptions of a client', () => {
-  const issue = deciderSpec(apiKeyAggregate, issueApiKey.decide, { references: accessFacts({ clients: { 4: 6 } }) });
+  const issue = deciderSpec(apiKeyAggregate, issueApiKey.decide, { references: accessFacts({ clients: { 4: { revision: 6, plan_id: 2 } } }) });
   const subscribe = deciderSpec(subscriptionAggregate, setSubscription.decide, { references: accessFacts({}) });
   const anIssue = { environment: 'live' as const, client_id: 4, key_hash: 'a3'.repeat(32), hint: 'svc_live_AbCd…' };
 

@@ -11,7 +11,7 @@ import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
 /** Client 4 exists, at revision 0. */
-const references = accessFacts({ clients: { 4: 0 } });
+const references = accessFacts({ clients: { 4: { revision: 0, plan_id: 2 } } });
 const issueMeta = { ...defaultMeta, references };
 const KEY_HASH = 'a3'.repeat(32);
 

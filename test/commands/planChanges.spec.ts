@@ -6,12 +6,18 @@ import { decide as confirmPlanChangePayment } from '../../commands/planChanges/c
 import { decide as rejectPlanChange } from '../../commands/planChanges/rejectPlanChange.js';
 import { decide as startPlanChangeReview } from '../../commands/planChanges/startPlanChangeReview.js';
 import { decide as submitPlanChange } from '../../commands/planChanges/submitPlanChange.js';
+import { accessFacts } from '../../src/access/accessReferences.js';
 import { planChangeRequestAggregate, type Invoice, type PlanChangeRequestEvent } from '../../src/access/planChangeRequest.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
 const ofClient = { client_id: 4 };
+/** Client 4 is on plan 2 (starter); plan 3 (professional) takes clients. */
+const references = accessFacts({
+  clients: { 4: { revision: 0, plan_id: 2 } },
+  plans: [{ id: 2, key: 'starter', active: true }, { id: 3, key: 'professional', active: true }],
+});
 
 const requested: PlanChangeRequestEvent = {
   type: 'PlanChangeRequested',
@@ -39,29 +45,29 @@ const detailsOf = (error: Error) => {
 };
 
 describe('submitPlanChange', () => {
-  const spec = deciderSpec(planChangeRequestAggregate, submitPlanChange);
+  const spec = deciderSpec(planChangeRequestAggregate, submitPlanChange, { references });
 
   it('when a client asks for another plan, then PlanChangeRequested records both plans and the note', () => {
     spec
       .given([])
-      .when({ client_id: 4, from_plan_id: 2, to_plan_id: 3, note: 'More media' }, { id: 9 })
+      .when({ client_id: 4, plan: 'professional', note: 'More media' }, { id: 9 })
       .then([{ type: 'PlanChangeRequested', data: { request_id: 9, client_id: 4, from_plan_id: 2, to_plan_id: 3, note: 'More media', at } }]);
   });
 
   it('when no note is given, then the note is recorded as null', () => {
     spec
       .given([])
-      .when({ client_id: 4, from_plan_id: 2, to_plan_id: 3 })
+      .when({ client_id: 4, plan: 'professional' })
       .then([{ type: 'PlanChangeRequested', data: { request_id: 1, client_id: 4, from_plan_id: 2, to_plan_id: 3, note: null, at } }]);
   });
 
   it('when the client asks for the plan it is on, then VALIDATION_FAILED names body.plan', () => {
-    const error = spec.given([]).when({ client_id: 4, from_plan_id: 2, to_plan_id: 2 }).thenThrows('VALIDATION_FAILED');
+    const error = spec.given([]).when({ client_id: 4, plan: 'starter' }).thenThrows('VALIDATION_FAILED');
     expect(detailsOf(error)).toEqual({ fields: { 'body.plan': 'the client is already on this plan' } });
   });
 
   it('when the request already exists, then it is refused with CONFLICT', () => {
-    spec.given([requested]).when({ client_id: 4, from_plan_id: 2, to_plan_id: 3 }).thenThrows('CONFLICT');
+    spec.given([requested]).when({ client_id: 4, plan: 'professional' }).thenThrows('CONFLICT');
   });
 });
 
@@ -198,7 +204,7 @@ describe.each([
   ['confirmPlanChangePayment', confirmPlanChangePayment, 'payment'],
   ['authorisePlanChange', authorisePlanChange, 'staff_authorisation'],
 ] as const)('%s', (_name, decide, via) => {
-  const spec = deciderSpec(planChangeRequestAggregate, decide);
+  const spec = deciderSpec(planChangeRequestAggregate, decide, { references });
 
   it(`when an approved request takes effect, then PlanChangeTookEffect records ${via}`, () => {
     spec

@@ -7,7 +7,7 @@ import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 const at = defaultMeta.now;
 
 /** Client 3 exists; the subscription stream is its own. */
-const references = accessFacts({ clients: { 3: 0 } });
+const references = accessFacts({ clients: { 3: { revision: 0, plan_id: 2 } } });
 const ofClient3 = (subscription: Omit<SetSubscription, 'client_id'>): SetSubscription => ({ ...subscription, client_id: 3 });
 
 const aSubscription = (overrides: Partial<SetSubscription> = {}): Omit<SetSubscription, 'client_id'> => ({

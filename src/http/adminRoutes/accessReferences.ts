@@ -39,9 +39,9 @@ export function accessReferences(stores: { eventStore: EventStore; readStore: Re
     async planById(id) {
       return planReference(id, (await loadAggregate(eventStore, planAggregate, id))?.state);
     },
-    async clientRevision(id) {
+    async client(id) {
       const loaded = await loadAggregate(eventStore, clientAggregate, id);
-      return loaded?.state ? loaded.revision : null;
+      return loaded?.state ? { revision: loaded.revision, plan_id: loaded.state.plan_id } : null;
     },
     async publishedProjectIds() {
       const { items } = await readStore.find<ProjectDoc>(PROJECTS, { filter: { published: true }, sort: [['_id', 1]] });

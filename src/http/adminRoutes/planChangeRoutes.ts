@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { approvableRequest, approvePlanChangeSchema, decide as approvePlanChange } from '../../../commands/planChanges/approvePlanChange.js';
-import { decide as authorisePlanChange } from '../../../commands/planChanges/authorisePlanChange.js';
+import * as approvePlanChange from '../../../commands/planChanges/approvePlanChange.js';
+import * as authorisePlanChange from '../../../commands/planChanges/authorisePlanChange.js';
 import { decide as cancelPlanChange } from '../../../commands/planChanges/cancelPlanChange.js';
-import { decide as confirmPlanChangePayment } from '../../../commands/planChanges/confirmPlanChangePayment.js';
+import * as confirmPlanChangePayment from '../../../commands/planChanges/confirmPlanChangePayment.js';
+import { makePlanChangeEffective } from '../../../commands/planChanges/planChangeHandlers.js';
 import { decide as rejectPlanChange, rejectPlanChangeSchema } from '../../../commands/planChanges/rejectPlanChange.js';
 import { decide as startPlanChangeReview } from '../../../commands/planChanges/startPlanChangeReview.js';
-import { decide as submitPlanChange, submitPlanChangeSchema } from '../../../commands/planChanges/submitPlanChange.js';
-import { decide as moveClientToPlan } from '../../../commands/clients/moveClientToPlan.js';
-import { clientAggregate } from '../../access/client.js';
+import * as submitPlanChange from '../../../commands/planChanges/submitPlanChange.js';
+import type { AccessSlice } from '../../access/accessReferences.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
 import {
   clientsPlanChange,
@@ -18,12 +18,12 @@ import {
   type PlanChangeRequest,
   type PlanChangeRequestEvent,
 } from '../../access/planChangeRequest.js';
-import { createAggregate, loadAggregate, staleRevision, updateAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
-import type { CommandMeta } from '../../domain/decider.js';
-import { Conflict, NotFound } from '../../domain/errors.js';
+import { loadAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
+import { createWithSlice, updateWithSlice } from '../../domain/commandSlice.js';
+import { NotFound } from '../../domain/errors.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { activePlanId, existingClient } from './accessReferences.js';
+import { accessFactsReader } from './accessReferences.js';
 import { clientParams, idSchema, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLAN_CHANGES = 'Plan changes';
@@ -102,34 +102,23 @@ async function loadClientsRequest(eventStore: EventStore, clientId: number, requ
 
 const requestParams = z.object({ clientId: pathId, requestId: pathId }).strict();
 
-/**
- * Access is not altered here: the request is only recorded. If-Match, when sent, is compared with the
- * client's revision, so the request is based on the plan the caller saw the client on.
- */
-const submitPlanChangeRoute: AdminRoute<typeof clientParams, typeof submitPlanChangeSchema> = {
+/** Access is not altered here: the request is only recorded. If-Match names the client's revision (see submitPlanChange). */
+const submitPlanChangeRoute: AdminRoute<typeof clientParams, typeof submitPlanChange.submitPlanChangeSchema> = {
   method: 'post',
   path: '/clients/:clientId/plan-changes',
   operationId: 'submitPlanChange',
   summary: "Submit a request to move a client to another active plan (its access is unchanged until the change is effective)",
   tag: PLAN_CHANGES,
   params: clientParams,
-  body: submitPlanChangeSchema,
+  body: submitPlanChange.submitPlanChangeSchema,
   successStatus: 201,
   response: planChangeResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const client = await existingClient(deps.eventStore, params.clientId);
-    if (expectedRevision !== undefined && expectedRevision !== client.revision) throw staleRevision(expectedRevision, client.revision);
-    const command = {
-      client_id: params.clientId,
-      from_plan_id: client.state.plan_id,
-      to_plan_id: await activePlanId(deps.eventStore, body.plan),
-      note: body.note,
-    };
-    const result = await createAggregate(deps, {
+    const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: planChangeRequestAggregate,
-      idSequence: planChangeRequestAggregate.category,
       actor,
-      decide: (state, meta) => submitPlanChange(command, state, meta),
+      command: { ...body, client_id: params.clientId, ...(expectedRevision === undefined ? {} : { expected_client_revision: expectedRevision }) },
+      slice: submitPlanChange,
     });
     return planChangeRepresentation(deps.eventStore, result.id, result);
   },
@@ -149,11 +138,7 @@ const getPlanChangeRoute: AdminRoute<typeof requestParams> = {
   },
 };
 
-type PlanChangeDecide<Body> = (
-  command: Body & PlanChangeOfClient,
-  state: PlanChangeRequest | null,
-  meta: CommandMeta & { id: number },
-) => PlanChangeRequestEvent[];
+type PlanChangeDecide<Body> = AccessSlice<Body & PlanChangeOfClient, PlanChangeRequest | null, PlanChangeRequestEvent>['decide'];
 
 /** Without a body schema the route takes none (or an empty object), as every bodiless admin action does. */
 const noBody = z.object({}).strict();
@@ -175,12 +160,13 @@ const planChangeCommand = <Body extends z.ZodType = typeof noBody>(options: {
   successStatus: 200,
   response: planChangeResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const result = await updateAggregate(deps, {
+    const result = await updateWithSlice(deps, accessFactsReader(deps), {
       aggregate: planChangeRequestAggregate,
       id: params.requestId,
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
-      decide: (state, meta) => options.decide({ ...(body ?? {}), client_id: params.clientId } as z.infer<Body> & PlanChangeOfClient, state, meta),
+      command: { ...(body ?? {}), client_id: params.clientId } as z.infer<Body> & PlanChangeOfClient,
+      slice: { decide: options.decide },
     });
     return planChangeRepresentation(deps.eventStore, result.id, result);
   },
@@ -208,49 +194,37 @@ const cancelPlanChangeRoute = planChangeCommand({
   decide: cancelPlanChange,
 });
 
-/**
- * The status is checked before the invoice number is allocated, so a refused approval leaves no gap in
- * the invoice numbers; the append then expects the revision checked, so nothing slips in between.
- */
-const approvePlanChangeRoute: AdminRoute<typeof requestParams, typeof approvePlanChangeSchema> = {
+/** The invoice number is claimed only once the approval is decided, so a refused approval leaves no gap. */
+const approvePlanChangeRoute: AdminRoute<typeof requestParams, typeof approvePlanChange.approvePlanChangeSchema> = {
   method: 'post',
   path: '/clients/:clientId/plan-changes/:requestId/approve',
   operationId: 'approvePlanChange',
   summary: 'Approve a plan change request under review and issue its itemized invoice (access is still unchanged)',
   tag: PLAN_CHANGES,
   params: requestParams,
-  body: approvePlanChangeSchema,
+  body: approvePlanChange.approvePlanChangeSchema,
   successStatus: 200,
   response: planChangeResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
-    const loaded = await loadClientsRequest(deps.eventStore, params.clientId, params.requestId);
-    approvableRequest({ client_id: params.clientId }, loaded.state, params.requestId);
-    const result = await updateAggregate(deps, {
+    const result = await updateWithSlice(deps, accessFactsReader(deps), {
       aggregate: planChangeRequestAggregate,
       id: params.requestId,
-      expectedRevision: expectedRevision ?? loaded.revision,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
       allocate: ['invoice'],
-      decide: (state, meta) => approvePlanChange({ ...body, client_id: params.clientId }, state, meta),
+      command: { ...body, client_id: params.clientId },
+      slice: approvePlanChange,
     });
     return planChangeRepresentation(deps.eventStore, result.id, result);
   },
 };
 
-/**
- * Taking effect spans two streams, which cannot be appended atomically (nor on EventStoreDB). The
- * request records PlanChangeTookEffect first, then the client is moved with ClientRevised: a failure in
- * between leaves a request that says effective and a client not yet moved, never a client moved
- * without a record of why. An effective request emits nothing again and the client is moved only if
- * it is not on the plan already, so calling the route again finishes the job and is otherwise a no-op.
- * The plan must still be active for the change to take effect, or the client's keys would be left with
- * nothing (403 PLAN_INACTIVE); once effective, the move is finished whatever the plan's state.
- */
+/** See makePlanChangeEffective: the request takes effect, then the client moves to the new plan. */
 const takeEffectRoute = (options: {
   action: string;
   operationId: string;
   summary: string;
-  decide: PlanChangeDecide<object>;
+  slice: AccessSlice<PlanChangeOfClient, PlanChangeRequest | null, PlanChangeRequestEvent>;
 }): AdminRoute<typeof requestParams> => ({
   method: 'post',
   path: `/clients/:clientId/plan-changes/:requestId/${options.action}`,
@@ -261,29 +235,12 @@ const takeEffectRoute = (options: {
   successStatus: 200,
   response: planChangeResponseSchema,
   async handle({ params, expectedRevision, actor }, deps) {
-    const loaded = await loadClientsRequest(deps.eventStore, params.clientId, params.requestId);
-    const request = loaded.state!;
-    if (request.status === 'approved') {
-      const plan = await planOf(deps.eventStore, request.to_plan_id);
-      if (!plan.active) {
-        throw new Conflict(`Plan '${plan.key}' is no longer active; reactivate it before the change takes effect.`, {
-          plan: plan.key,
-          plan_active: false,
-        });
-      }
-    }
-    const result = await updateAggregate(deps, {
-      aggregate: planChangeRequestAggregate,
-      id: params.requestId,
-      expectedRevision: expectedRevision ?? loaded.revision,
+    const result = await makePlanChangeEffective(deps, accessFactsReader(deps), {
+      slice: options.slice,
+      clientId: params.clientId,
+      requestId: params.requestId,
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
-      decide: (state, meta) => options.decide({ client_id: params.clientId }, state, meta),
-    });
-    await updateAggregate(deps, {
-      aggregate: clientAggregate,
-      id: params.clientId,
-      actor,
-      decide: (state, meta) => moveClientToPlan({ plan_id: request.to_plan_id }, state, meta),
     });
     return planChangeRepresentation(deps.eventStore, result.id, result);
   },
@@ -293,14 +250,14 @@ const confirmPlanChangePaymentRoute = takeEffectRoute({
   action: 'confirm-payment',
   operationId: 'confirmPlanChangePayment',
   summary: "Confirm payment of an approved plan change's invoice: it takes effect and the client moves to the new plan",
-  decide: confirmPlanChangePayment,
+  slice: confirmPlanChangePayment,
 });
 
 const authorisePlanChangeRoute = takeEffectRoute({
   action: 'authorise',
   operationId: 'authorisePlanChange',
   summary: 'Authorise an approved plan change active-but-unpaid: it takes effect and the client moves to the new plan',
-  decide: authorisePlanChange,
+  slice: authorisePlanChange,
 });
 
 /** Admin operations on plan change requests: submitted, reviewed, approved (invoiced), then effective. */

@@ -1,54 +1,34 @@
 import { z } from 'zod';
-import { addFloorPlanSchema, decide as addFloorPlan, references as addFloorPlanReferences } from '../../../commands/projects/addFloorPlan.js';
-import { addGalleryPictureSchema, decide as addGalleryPicture } from '../../../commands/projects/addGalleryPicture.js';
-import { addPaymentPlanSchema, decide as addPaymentPlan } from '../../../commands/projects/addPaymentPlan.js';
-import { attachBrochureSchema, decide as attachBrochure } from '../../../commands/projects/attachBrochure.js';
-import {
-  attachMasterPlanDocumentSchema,
-  decide as attachMasterPlanDocument,
-} from '../../../commands/projects/attachMasterPlanDocument.js';
-import { changeProjectStatusSchema, decide as changeProjectStatus } from '../../../commands/projects/changeProjectStatus.js';
-import { createProjectSchema, decide as createProject, references as createProjectReferences } from '../../../commands/projects/createProject.js';
-import { decide as deleteProject } from '../../../commands/projects/deleteProject.js';
-import { decide as publishProject } from '../../../commands/projects/publishProject.js';
-import { decide as removeBrochure } from '../../../commands/projects/removeBrochure.js';
-import { decide as removeFloorPlan } from '../../../commands/projects/removeFloorPlan.js';
-import { decide as removeGalleryPicture } from '../../../commands/projects/removeGalleryPicture.js';
-import { decide as removeMasterPlanDocument } from '../../../commands/projects/removeMasterPlanDocument.js';
-import { decide as removePaymentPlan } from '../../../commands/projects/removePaymentPlan.js';
-import { decide as removeVideo } from '../../../commands/projects/removeVideo.js';
-import {
-  decide as replaceFloorPlanImage,
-  replaceFloorPlanImageSchema,
-} from '../../../commands/projects/replaceFloorPlanImage.js';
-import {
-  decide as replaceGalleryPicture,
-  replaceGalleryPictureSchema,
-} from '../../../commands/projects/replaceGalleryPicture.js';
-import {
-  decide as reviseFloorPlan,
-  references as reviseFloorPlanReferences,
-  reviseFloorPlanSchema,
-} from '../../../commands/projects/reviseFloorPlan.js';
-import {
-  decide as reviseGalleryPicture,
-  reviseGalleryPictureSchema,
-} from '../../../commands/projects/reviseGalleryPicture.js';
-import { decide as revisePaymentPlan, revisePaymentPlanSchema } from '../../../commands/projects/revisePaymentPlan.js';
-import { decide as reviseProject, references as reviseProjectReferences, reviseProjectSchema } from '../../../commands/projects/reviseProject.js';
-import { decide as setAmenities, setAmenitiesSchema } from '../../../commands/projects/setAmenities.js';
-import { decide as setFaqs, setFaqsSchema } from '../../../commands/projects/setFaqs.js';
-import { decide as setFloorPlates, setFloorPlatesSchema } from '../../../commands/projects/setFloorPlates.js';
-import { decide as setNearbyPlaces, setNearbyPlacesSchema } from '../../../commands/projects/setNearbyPlaces.js';
-import { decide as setPaymentMethods, setPaymentMethodsSchema } from '../../../commands/projects/setPaymentMethods.js';
-import {
-  decide as setRelatedProjects,
-  references as setRelatedProjectsReferences,
-  setRelatedProjectsSchema,
-} from '../../../commands/projects/setRelatedProjects.js';
-import { decide as setVideo, setVideoSchema } from '../../../commands/projects/setVideo.js';
-import { decide as setVirtualTours, setVirtualToursSchema } from '../../../commands/projects/setVirtualTours.js';
-import { decide as unpublishProject } from '../../../commands/projects/unpublishProject.js';
+import * as addFloorPlan from '../../../commands/projects/addFloorPlan.js';
+import * as addGalleryPicture from '../../../commands/projects/addGalleryPicture.js';
+import * as addPaymentPlan from '../../../commands/projects/addPaymentPlan.js';
+import * as attachBrochure from '../../../commands/projects/attachBrochure.js';
+import * as attachMasterPlanDocument from '../../../commands/projects/attachMasterPlanDocument.js';
+import * as changeProjectStatus from '../../../commands/projects/changeProjectStatus.js';
+import * as createProject from '../../../commands/projects/createProject.js';
+import * as deleteProject from '../../../commands/projects/deleteProject.js';
+import * as publishProject from '../../../commands/projects/publishProject.js';
+import * as removeBrochure from '../../../commands/projects/removeBrochure.js';
+import * as removeFloorPlan from '../../../commands/projects/removeFloorPlan.js';
+import * as removeGalleryPicture from '../../../commands/projects/removeGalleryPicture.js';
+import * as removeMasterPlanDocument from '../../../commands/projects/removeMasterPlanDocument.js';
+import * as removePaymentPlan from '../../../commands/projects/removePaymentPlan.js';
+import * as removeVideo from '../../../commands/projects/removeVideo.js';
+import * as replaceFloorPlanImage from '../../../commands/projects/replaceFloorPlanImage.js';
+import * as replaceGalleryPicture from '../../../commands/projects/replaceGalleryPicture.js';
+import * as reviseFloorPlan from '../../../commands/projects/reviseFloorPlan.js';
+import * as reviseGalleryPicture from '../../../commands/projects/reviseGalleryPicture.js';
+import * as revisePaymentPlan from '../../../commands/projects/revisePaymentPlan.js';
+import * as reviseProject from '../../../commands/projects/reviseProject.js';
+import * as setAmenities from '../../../commands/projects/setAmenities.js';
+import * as setFaqs from '../../../commands/projects/setFaqs.js';
+import * as setFloorPlates from '../../../commands/projects/setFloorPlates.js';
+import * as setNearbyPlaces from '../../../commands/projects/setNearbyPlaces.js';
+import * as setPaymentMethods from '../../../commands/projects/setPaymentMethods.js';
+import * as setRelatedProjects from '../../../commands/projects/setRelatedProjects.js';
+import * as setVideo from '../../../commands/projects/setVideo.js';
+import * as setVirtualTours from '../../../commands/projects/setVirtualTours.js';
+import * as unpublishProject from '../../../commands/projects/unpublishProject.js';
 import { createCatalogueResource, updateCatalogueResource, type CatalogueSlice } from '../../catalogue/catalogueCommands.js';
 import { imageRefSchema } from '../../catalogue/imageRef.js';
 import {
@@ -133,8 +113,7 @@ const floorPlanParams = z.object({ projectId: pathId, floorPlanId: pathId }).str
 const paymentPlanParams = z.object({ projectId: pathId, paymentPlanId: pathId }).strict();
 const galleryParams = z.object({ projectId: pathId, mediaId: pathId }).strict();
 
-type ProjectDecide<Command> = CatalogueSlice<Command, Project | null, ProjectEvent>['decide'];
-type ProjectReferences<Command> = NonNullable<CatalogueSlice<Command, Project | null, ProjectEvent>['references']>;
+type ProjectSlice<Command> = CatalogueSlice<Command, Project | null, ProjectEvent>;
 
 interface ProjectCommandRoute<Params extends z.ZodType<{ projectId: number }>, Body extends z.ZodType, Command> {
   method: 'post' | 'put' | 'patch' | 'delete';
@@ -146,9 +125,9 @@ interface ProjectCommandRoute<Params extends z.ZodType<{ projectId: number }>, B
   successStatus?: 200 | 201;
   /** Purposes of ids the command needs allocated (new collection items). */
   allocate?: Array<'floorPlan' | 'paymentPlan' | 'media'>;
+  /** Maps the request to the command the slice decides. */
   command(params: z.infer<Params>, body: z.infer<Body>): Command;
-  decide: ProjectDecide<Command>;
-  references?: ProjectReferences<Command>;
+  slice: ProjectSlice<Command>;
 }
 
 /**
@@ -176,30 +155,25 @@ function projectCommand<Params extends z.ZodType<{ projectId: number }>, Body ex
         actor,
         ...(route.allocate ? { allocate: route.allocate } : {}),
         command: route.command(params, body),
-        slice: { decide: route.decide, ...(route.references ? { references: route.references } : {}) },
+        slice: route.slice,
       });
       return representation(result.revision, result.state);
     },
   };
 }
 
-const createProjectRoute: AdminRoute<typeof noParams, typeof createProjectSchema> = {
+const createProjectRoute: AdminRoute<typeof noParams, typeof createProject.createProjectSchema> = {
   method: 'post',
   path: '/projects',
   operationId: 'createProject',
   summary: 'Create a project (its id is allocated by the service; it starts unpublished)',
   tag: TAG,
   params: noParams,
-  body: createProjectSchema,
+  body: createProject.createProjectSchema,
   successStatus: 201,
   response: projectResponseSchema,
   async handle({ body, actor }, deps) {
-    const result = await createCatalogueResource(deps, {
-      aggregate: projectAggregate,
-      actor,
-      command: body,
-      slice: { decide: createProject, references: createProjectReferences },
-    });
+    const result = await createCatalogueResource(deps, { aggregate: projectAggregate, actor, command: body, slice: createProject });
     return representation(result.revision, result.state);
   },
 };
@@ -226,8 +200,7 @@ function listRoute<Body extends z.ZodType>(
   operationId: string,
   label: string,
   body: Body,
-  decide: ProjectDecide<z.infer<Body>>,
-  references?: ProjectReferences<z.infer<Body>>,
+  slice: ProjectSlice<z.infer<Body>>,
 ): AdminRoute<typeof projectParams, Body> {
   return projectCommand({
     method: 'put',
@@ -237,8 +210,7 @@ function listRoute<Body extends z.ZodType>(
     params: projectParams,
     body,
     command: (_params, list) => list,
-    decide,
-    ...(references ? { references } : {}),
+    slice,
   });
 }
 
@@ -252,10 +224,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'reviseProject',
     summary: 'Revise some core fields of a project (status, publication and deletion have their own operations)',
     params: projectParams,
-    body: reviseProjectSchema,
+    body: reviseProject.reviseProjectSchema,
     command: (_params, body) => body,
-    decide: reviseProject,
-    references: reviseProjectReferences,
+    slice: reviseProject,
   }),
   projectCommand({
     method: 'post',
@@ -264,7 +235,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Publish a project (no-op when already published)',
     params: projectParams,
     command: () => ({}),
-    decide: publishProject,
+    slice: publishProject,
   }),
   projectCommand({
     method: 'post',
@@ -273,7 +244,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Unpublish a project (no-op when not published)',
     params: projectParams,
     command: () => ({}),
-    decide: unpublishProject,
+    slice: unpublishProject,
   }),
   projectCommand({
     method: 'post',
@@ -281,9 +252,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'changeProjectStatus',
     summary: "Change a project's construction/sales status",
     params: projectParams,
-    body: changeProjectStatusSchema,
+    body: changeProjectStatus.changeProjectStatusSchema,
     command: (_params, body) => body,
-    decide: changeProjectStatus,
+    slice: changeProjectStatus,
   }),
   projectCommand({
     method: 'delete',
@@ -292,7 +263,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Delete a project (soft: it leaves the catalogue and refuses further commands)',
     params: projectParams,
     command: () => ({}),
-    decide: deleteProject,
+    slice: deleteProject,
   }),
 
   projectCommand({
@@ -301,12 +272,11 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'addFloorPlan',
     summary: 'Add a floor plan (its id is allocated by the service)',
     params: projectParams,
-    body: addFloorPlanSchema,
+    body: addFloorPlan.addFloorPlanSchema,
     successStatus: 201,
     allocate: ['floorPlan'],
     command: (_params, body) => body,
-    decide: addFloorPlan,
-    references: addFloorPlanReferences,
+    slice: addFloorPlan,
   }),
   projectCommand({
     method: 'patch',
@@ -314,10 +284,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'reviseFloorPlan',
     summary: 'Revise some fields of a floor plan (its picture is replaced with PUT .../image)',
     params: floorPlanParams,
-    body: reviseFloorPlanSchema.omit({ floor_plan_id: true }),
+    body: reviseFloorPlan.reviseFloorPlanSchema.omit({ floor_plan_id: true }),
     command: (params, body) => ({ ...body, floor_plan_id: params.floorPlanId }),
-    decide: reviseFloorPlan,
-    references: (command) => reviseFloorPlanReferences(command),
+    slice: reviseFloorPlan,
   }),
   projectCommand({
     method: 'put',
@@ -325,9 +294,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'replaceFloorPlanImage',
     summary: "Replace a floor plan's picture (image-only: not reported by the change feed)",
     params: floorPlanParams,
-    body: replaceFloorPlanImageSchema.omit({ floor_plan_id: true }),
+    body: replaceFloorPlanImage.replaceFloorPlanImageSchema.omit({ floor_plan_id: true }),
     command: (params, body) => ({ ...body, floor_plan_id: params.floorPlanId }),
-    decide: replaceFloorPlanImage,
+    slice: replaceFloorPlanImage,
   }),
   projectCommand({
     method: 'delete',
@@ -336,7 +305,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Remove a floor plan',
     params: floorPlanParams,
     command: (params) => ({ floor_plan_id: params.floorPlanId }),
-    decide: removeFloorPlan,
+    slice: removeFloorPlan,
   }),
 
   projectCommand({
@@ -345,11 +314,11 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'addPaymentPlan',
     summary: 'Add a payment plan (milestone percents sum to 100; its id is allocated by the service)',
     params: projectParams,
-    body: addPaymentPlanSchema,
+    body: addPaymentPlan.addPaymentPlanSchema,
     successStatus: 201,
     allocate: ['paymentPlan'],
     command: (_params, body) => body,
-    decide: addPaymentPlan,
+    slice: addPaymentPlan,
   }),
   projectCommand({
     method: 'patch',
@@ -357,9 +326,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'revisePaymentPlan',
     summary: 'Revise a payment plan (new milestones replace the old ones and sum to 100)',
     params: paymentPlanParams,
-    body: revisePaymentPlanSchema.omit({ payment_plan_id: true }),
+    body: revisePaymentPlan.revisePaymentPlanSchema.omit({ payment_plan_id: true }),
     command: (params, body) => ({ ...body, payment_plan_id: params.paymentPlanId }),
-    decide: revisePaymentPlan,
+    slice: revisePaymentPlan,
   }),
   projectCommand({
     method: 'delete',
@@ -368,7 +337,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Remove a payment plan',
     params: paymentPlanParams,
     command: (params) => ({ payment_plan_id: params.paymentPlanId }),
-    decide: removePaymentPlan,
+    slice: removePaymentPlan,
   }),
 
   projectCommand({
@@ -377,11 +346,11 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'addGalleryPicture',
     summary: 'Add a gallery picture (its media id, used in image addresses, is allocated by the service)',
     params: projectParams,
-    body: addGalleryPictureSchema,
+    body: addGalleryPicture.addGalleryPictureSchema,
     successStatus: 201,
     allocate: ['media'],
     command: (_params, body) => body,
-    decide: addGalleryPicture,
+    slice: addGalleryPicture,
   }),
   projectCommand({
     method: 'patch',
@@ -389,9 +358,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'reviseGalleryPicture',
     summary: "Revise a gallery picture's caption or position",
     params: galleryParams,
-    body: reviseGalleryPictureSchema.omit({ media_id: true }),
+    body: reviseGalleryPicture.reviseGalleryPictureSchema.omit({ media_id: true }),
     command: (params, body) => ({ ...body, media_id: params.mediaId }),
-    decide: reviseGalleryPicture,
+    slice: reviseGalleryPicture,
   }),
   projectCommand({
     method: 'put',
@@ -399,9 +368,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'replaceGalleryPicture',
     summary: 'Replace a gallery picture, keeping its media id (image-only: not reported by the change feed)',
     params: galleryParams,
-    body: replaceGalleryPictureSchema.omit({ media_id: true }),
+    body: replaceGalleryPicture.replaceGalleryPictureSchema.omit({ media_id: true }),
     command: (params, body) => ({ ...body, media_id: params.mediaId }),
-    decide: replaceGalleryPicture,
+    slice: replaceGalleryPicture,
   }),
   projectCommand({
     method: 'delete',
@@ -410,7 +379,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Remove a gallery picture',
     params: galleryParams,
     command: (params) => ({ media_id: params.mediaId }),
-    decide: removeGalleryPicture,
+    slice: removeGalleryPicture,
   }),
   projectCommand({
     method: 'put',
@@ -418,9 +387,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'attachMasterPlanDocument',
     summary: "Attach the project's master plan document (a PDF; replaces any earlier one)",
     params: projectParams,
-    body: attachMasterPlanDocumentSchema,
+    body: attachMasterPlanDocument.attachMasterPlanDocumentSchema,
     command: (_params, body) => body,
-    decide: attachMasterPlanDocument,
+    slice: attachMasterPlanDocument,
   }),
   projectCommand({
     method: 'delete',
@@ -429,7 +398,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: "Remove the project's master plan document (no-op when there is none)",
     params: projectParams,
     command: () => ({}),
-    decide: removeMasterPlanDocument,
+    slice: removeMasterPlanDocument,
   }),
 
   projectCommand({
@@ -438,9 +407,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'setVideo',
     summary: "Set the project's video (an external address or a stored file, at most one of them)",
     params: projectParams,
-    body: setVideoSchema,
+    body: setVideo.setVideoSchema,
     command: (_params, body) => body,
-    decide: setVideo,
+    slice: setVideo,
   }),
   projectCommand({
     method: 'delete',
@@ -449,23 +418,16 @@ export const projectRoutes: AdminRoute[] = [
     summary: "Remove the project's video (no-op when there is none)",
     params: projectParams,
     command: () => ({}),
-    decide: removeVideo,
+    slice: removeVideo,
   }),
 
-  listRoute('amenities', 'setAmenities', 'amenities', setAmenitiesSchema, setAmenities),
-  listRoute('nearby-places', 'setNearbyPlaces', 'nearby places', setNearbyPlacesSchema, setNearbyPlaces),
-  listRoute('payment-methods', 'setPaymentMethods', 'payment methods', setPaymentMethodsSchema, setPaymentMethods),
-  listRoute('faqs', 'setFaqs', 'FAQs', setFaqsSchema, setFaqs),
-  listRoute('virtual-tours', 'setVirtualTours', 'virtual tours', setVirtualToursSchema, setVirtualTours),
-  listRoute('floor-plates', 'setFloorPlates', 'floor plates', setFloorPlatesSchema, setFloorPlates),
-  listRoute(
-    'related-projects',
-    'setRelatedProjects',
-    'related projects',
-    setRelatedProjectsSchema,
-    setRelatedProjects,
-    setRelatedProjectsReferences,
-  ),
+  listRoute('amenities', 'setAmenities', 'amenities', setAmenities.setAmenitiesSchema, setAmenities),
+  listRoute('nearby-places', 'setNearbyPlaces', 'nearby places', setNearbyPlaces.setNearbyPlacesSchema, setNearbyPlaces),
+  listRoute('payment-methods', 'setPaymentMethods', 'payment methods', setPaymentMethods.setPaymentMethodsSchema, setPaymentMethods),
+  listRoute('faqs', 'setFaqs', 'FAQs', setFaqs.setFaqsSchema, setFaqs),
+  listRoute('virtual-tours', 'setVirtualTours', 'virtual tours', setVirtualTours.setVirtualToursSchema, setVirtualTours),
+  listRoute('floor-plates', 'setFloorPlates', 'floor plates', setFloorPlates.setFloorPlatesSchema, setFloorPlates),
+  listRoute('related-projects', 'setRelatedProjects', 'related projects', setRelatedProjects.setRelatedProjectsSchema, setRelatedProjects),
 
   projectCommand({
     method: 'put',
@@ -473,9 +435,9 @@ export const projectRoutes: AdminRoute[] = [
     operationId: 'attachBrochure',
     summary: "Attach the project's brochure (a PDF; replaces any earlier one)",
     params: projectParams,
-    body: attachBrochureSchema,
+    body: attachBrochure.attachBrochureSchema,
     command: (_params, body) => body,
-    decide: attachBrochure,
+    slice: attachBrochure,
   }),
   projectCommand({
     method: 'delete',
@@ -484,6 +446,6 @@ export const projectRoutes: AdminRoute[] = [
     summary: "Remove the project's brochure (no-op when there is none)",
     params: projectParams,
     command: () => ({}),
-    decide: removeBrochure,
+    slice: removeBrochure,
   }),
 ];

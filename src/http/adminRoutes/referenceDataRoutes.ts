@@ -1,38 +1,22 @@
 import { z } from 'zod';
-import {
-  createCommunitySchema,
-  decide as createCommunity,
-  references as createCommunityReferences,
-} from '../../../commands/communities/createCommunity.js';
-import { decide as publishCommunity } from '../../../commands/communities/publishCommunity.js';
-import {
-  decide as reviseCommunity,
-  references as reviseCommunityReferences,
-  reviseCommunitySchema,
-} from '../../../commands/communities/reviseCommunity.js';
-import { decide as unpublishCommunity } from '../../../commands/communities/unpublishCommunity.js';
-import { createDeveloperSchema, decide as createDeveloper } from '../../../commands/developers/createDeveloper.js';
-import { decide as publishDeveloper } from '../../../commands/developers/publishDeveloper.js';
-import { decide as reviseDeveloper, reviseDeveloperSchema } from '../../../commands/developers/reviseDeveloper.js';
-import { decide as unpublishDeveloper } from '../../../commands/developers/unpublishDeveloper.js';
-import { createStateSchema, decide as createState } from '../../../commands/states/createState.js';
-import { decide as publishState } from '../../../commands/states/publishState.js';
-import { decide as reviseState, reviseStateSchema } from '../../../commands/states/reviseState.js';
-import { decide as unpublishState } from '../../../commands/states/unpublishState.js';
-import {
-  createSubCommunitySchema,
-  decide as createSubCommunity,
-  references as createSubCommunityReferences,
-} from '../../../commands/subCommunities/createSubCommunity.js';
-import { decide as publishSubCommunity } from '../../../commands/subCommunities/publishSubCommunity.js';
-import {
-  decide as reviseSubCommunity,
-  references as reviseSubCommunityReferences,
-  reviseSubCommunitySchema,
-} from '../../../commands/subCommunities/reviseSubCommunity.js';
-import { decide as unpublishSubCommunity } from '../../../commands/subCommunities/unpublishSubCommunity.js';
-import { createUnitTypeSchema, decide as createUnitType } from '../../../commands/unitTypes/createUnitType.js';
-import { decide as reviseUnitType, reviseUnitTypeSchema } from '../../../commands/unitTypes/reviseUnitType.js';
+import * as createCommunity from '../../../commands/communities/createCommunity.js';
+import * as publishCommunity from '../../../commands/communities/publishCommunity.js';
+import * as reviseCommunity from '../../../commands/communities/reviseCommunity.js';
+import * as unpublishCommunity from '../../../commands/communities/unpublishCommunity.js';
+import * as createDeveloper from '../../../commands/developers/createDeveloper.js';
+import * as publishDeveloper from '../../../commands/developers/publishDeveloper.js';
+import * as reviseDeveloper from '../../../commands/developers/reviseDeveloper.js';
+import * as unpublishDeveloper from '../../../commands/developers/unpublishDeveloper.js';
+import * as createState from '../../../commands/states/createState.js';
+import * as publishState from '../../../commands/states/publishState.js';
+import * as reviseState from '../../../commands/states/reviseState.js';
+import * as unpublishState from '../../../commands/states/unpublishState.js';
+import * as createSubCommunity from '../../../commands/subCommunities/createSubCommunity.js';
+import * as publishSubCommunity from '../../../commands/subCommunities/publishSubCommunity.js';
+import * as reviseSubCommunity from '../../../commands/subCommunities/reviseSubCommunity.js';
+import * as unpublishSubCommunity from '../../../commands/subCommunities/unpublishSubCommunity.js';
+import * as createUnitType from '../../../commands/unitTypes/createUnitType.js';
+import * as reviseUnitType from '../../../commands/unitTypes/reviseUnitType.js';
 import { communityAggregate, type Community, type CommunityEvent } from '../../catalogue/community.js';
 import { developerAggregate, type Developer, type DeveloperEvent } from '../../catalogue/developer.js';
 import { stateAggregate, type StateEvent, type StateRegion } from '../../catalogue/state.js';
@@ -57,7 +41,7 @@ interface Resource<Key extends string, Entity extends object, Event extends Doma
   idParam: Key;
   /** Parses `{ [idParam]: id }`; declared per resource so zod infers the key. */
   params: IdParams<Key>;
-  /** Singular, for operation ids (`createState`) and summaries. */
+  /** Singular, for operation ids (`createState.decide`) and summaries. */
   noun: string;
   label: string;
   tag: string;
@@ -200,7 +184,7 @@ const stateResource: Resource<'stateId', StateRegion, StateEvent> = {
   noun: 'State',
   label: 'state',
   tag: 'States',
-  response: createStateSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminState' }),
+  response: createState.createStateSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminState' }),
 };
 
 const communityResource: Resource<'communityId', Community, CommunityEvent> = {
@@ -211,7 +195,7 @@ const communityResource: Resource<'communityId', Community, CommunityEvent> = {
   noun: 'Community',
   label: 'community',
   tag: 'Communities',
-  response: createCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminCommunity' }),
+  response: createCommunity.createCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminCommunity' }),
 };
 
 const subCommunityResource: Resource<'subCommunityId', SubCommunity, SubCommunityEvent> = {
@@ -222,7 +206,7 @@ const subCommunityResource: Resource<'subCommunityId', SubCommunity, SubCommunit
   noun: 'SubCommunity',
   label: 'sub-community',
   tag: 'Sub-communities',
-  response: createSubCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminSubCommunity' }),
+  response: createSubCommunity.createSubCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminSubCommunity' }),
 };
 
 const developerResource: Resource<'developerId', Developer, DeveloperEvent> = {
@@ -233,7 +217,7 @@ const developerResource: Resource<'developerId', Developer, DeveloperEvent> = {
   noun: 'Developer',
   label: 'developer',
   tag: 'Developers',
-  response: createDeveloperSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminDeveloper' }),
+  response: createDeveloper.createDeveloperSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminDeveloper' }),
 };
 
 const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
@@ -244,68 +228,62 @@ const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
   noun: 'UnitType',
   label: 'unit type',
   tag: 'Unit types',
-  response: createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' }),
+  response: createUnitType.createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' }),
 };
 
 /** Admin operations on the editor-managed reference data: states, communities, sub-communities, developers, unit types. */
 export const referenceDataRoutes: AdminRoute[] = [
-  createRoute(stateResource, { body: createStateSchema, slice: { decide: createState } }),
+  createRoute(stateResource, { body: createState.createStateSchema, slice: createState }),
   readRoute(stateResource),
   updateRoute(stateResource, {
     method: 'patch',
     operationId: 'reviseState',
     summary: 'Revise some fields of a state',
-    body: reviseStateSchema,
-    slice: { decide: reviseState },
+    body: reviseState.reviseStateSchema,
+    slice: reviseState,
   }),
-  ...publicationRoutes(stateResource, { publish: publishState, unpublish: unpublishState }),
+  ...publicationRoutes(stateResource, { publish: publishState.decide, unpublish: unpublishState.decide }),
 
-  createRoute(communityResource, {
-    body: createCommunitySchema,
-    slice: { decide: createCommunity, references: createCommunityReferences },
-  }),
+  createRoute(communityResource, { body: createCommunity.createCommunitySchema, slice: createCommunity }),
   readRoute(communityResource),
   updateRoute(communityResource, {
     method: 'patch',
     operationId: 'reviseCommunity',
     summary: 'Revise some fields of a community',
-    body: reviseCommunitySchema,
-    slice: { decide: reviseCommunity, references: reviseCommunityReferences },
+    body: reviseCommunity.reviseCommunitySchema,
+    slice: reviseCommunity,
   }),
-  ...publicationRoutes(communityResource, { publish: publishCommunity, unpublish: unpublishCommunity }),
+  ...publicationRoutes(communityResource, { publish: publishCommunity.decide, unpublish: unpublishCommunity.decide }),
 
-  createRoute(subCommunityResource, {
-    body: createSubCommunitySchema,
-    slice: { decide: createSubCommunity, references: createSubCommunityReferences },
-  }),
+  createRoute(subCommunityResource, { body: createSubCommunity.createSubCommunitySchema, slice: createSubCommunity }),
   readRoute(subCommunityResource),
   updateRoute(subCommunityResource, {
     method: 'patch',
     operationId: 'reviseSubCommunity',
     summary: 'Revise some fields of a sub-community',
-    body: reviseSubCommunitySchema,
-    slice: { decide: reviseSubCommunity, references: reviseSubCommunityReferences },
+    body: reviseSubCommunity.reviseSubCommunitySchema,
+    slice: reviseSubCommunity,
   }),
-  ...publicationRoutes(subCommunityResource, { publish: publishSubCommunity, unpublish: unpublishSubCommunity }),
+  ...publicationRoutes(subCommunityResource, { publish: publishSubCommunity.decide, unpublish: unpublishSubCommunity.decide }),
 
-  createRoute(developerResource, { body: createDeveloperSchema, slice: { decide: createDeveloper } }),
+  createRoute(developerResource, { body: createDeveloper.createDeveloperSchema, slice: createDeveloper }),
   readRoute(developerResource),
   updateRoute(developerResource, {
     method: 'patch',
     operationId: 'reviseDeveloper',
     summary: 'Revise some fields of a developer',
-    body: reviseDeveloperSchema,
-    slice: { decide: reviseDeveloper },
+    body: reviseDeveloper.reviseDeveloperSchema,
+    slice: reviseDeveloper,
   }),
-  ...publicationRoutes(developerResource, { publish: publishDeveloper, unpublish: unpublishDeveloper }),
+  ...publicationRoutes(developerResource, { publish: publishDeveloper.decide, unpublish: unpublishDeveloper.decide }),
 
-  createRoute(unitTypeResource, { body: createUnitTypeSchema, slice: { decide: createUnitType } }),
+  createRoute(unitTypeResource, { body: createUnitType.createUnitTypeSchema, slice: createUnitType }),
   readRoute(unitTypeResource),
   updateRoute(unitTypeResource, {
     method: 'patch',
     operationId: 'reviseUnitType',
     summary: 'Revise some fields of a unit type (kind and bedrooms must still fit together)',
-    body: reviseUnitTypeSchema,
-    slice: { decide: reviseUnitType },
+    body: reviseUnitType.reviseUnitTypeSchema,
+    slice: reviseUnitType,
   }),
 ];

@@ -1,22 +1,22 @@
 import { z } from 'zod';
 import { issueApiKeyTo, rotateApiKeyOf } from '../../../commands/apiKeys/apiKeyHandlers.js';
 import { issueApiKeySchema } from '../../../commands/apiKeys/issueApiKey.js';
-import { decide as deactivateApiKey } from '../../../commands/apiKeys/deactivateApiKey.js';
-import { decide as reactivateApiKey } from '../../../commands/apiKeys/reactivateApiKey.js';
+import * as deactivateApiKey from '../../../commands/apiKeys/deactivateApiKey.js';
+import * as reactivateApiKey from '../../../commands/apiKeys/reactivateApiKey.js';
 import { rotateApiKeySchema } from '../../../commands/apiKeys/rotateApiKey.js';
-import { decide as revokeApiKey, type KeyOfClient } from '../../../commands/apiKeys/revokeApiKey.js';
+import * as revokeApiKey from '../../../commands/apiKeys/revokeApiKey.js';
 import * as registerClient from '../../../commands/clients/registerClient.js';
-import { changeClientStatusSchema, decide as changeClientStatus } from '../../../commands/clients/changeClientStatus.js';
+import * as changeClientStatus from '../../../commands/clients/changeClientStatus.js';
 import * as reviseClient from '../../../commands/clients/reviseClient.js';
-import { decide as setClientControls, setClientControlsSchema } from '../../../commands/clients/setClientControls.js';
-import { activateCommercialAccessSchema, decide as activateCommercialAccess } from '../../../commands/clients/activateCommercialAccess.js';
+import * as setClientControls from '../../../commands/clients/setClientControls.js';
+import * as activateCommercialAccess from '../../../commands/clients/activateCommercialAccess.js';
 import * as pauseEvaluation from '../../../commands/clients/pauseEvaluation.js';
 import * as startEvaluation from '../../../commands/clients/startEvaluation.js';
 import { planLimitsSchema } from '../../limits/planLimits.js';
 import * as setClientRestriction from '../../../commands/clients/setClientRestriction.js';
-import { decide as definePlan, definePlanSchema } from '../../../commands/plans/definePlan.js';
+import * as definePlan from '../../../commands/plans/definePlan.js';
 import * as setSubscription from '../../../commands/subscriptions/setSubscription.js';
-import { decide as revisePlan, revisePlanSchema } from '../../../commands/plans/revisePlan.js';
+import * as revisePlan from '../../../commands/plans/revisePlan.js';
 import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { DETAIL_FIELDS, ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
 import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey, type ApiKeyEvent } from '../../access/apiKey.js';
@@ -42,7 +42,7 @@ const API_KEYS = 'API keys';
 const scopesSchema = z.array(z.enum(SCOPES));
 const entitlementsSchema = z.array(z.enum(ENTITLEMENTS));
 
-const planResponseSchema = definePlanSchema
+const planResponseSchema = definePlan.definePlanSchema
   .extend({
     id: idSchema,
     revision: revisionSchema,
@@ -163,18 +163,18 @@ function apiKeyRepresentation(id: number, loaded: LoadedAggregate<ApiKey | null>
 const planParams = z.object({ planId: pathId }).strict();
 const apiKeyParams = z.object({ clientId: pathId, keyId: pathId }).strict();
 
-const createPlanRoute: AdminRoute<typeof noParams, typeof definePlanSchema> = {
+const createPlanRoute: AdminRoute<typeof noParams, typeof definePlan.definePlanSchema> = {
   method: 'post',
   path: '/plans',
   operationId: 'createPlan',
   summary: 'Define a plan (its id is allocated by the service; its key is unique and never changes)',
   tag: PLANS,
   params: noParams,
-  body: definePlanSchema,
+  body: definePlan.definePlanSchema,
   successStatus: 201,
   response: planResponseSchema,
   async handle({ body, actor }, deps) {
-    const result = await createWithSlice(deps, accessFactsReader(deps), { aggregate: planAggregate, actor, command: body, slice: { decide: definePlan } });
+    const result = await createWithSlice(deps, accessFactsReader(deps), { aggregate: planAggregate, actor, command: body, slice: definePlan });
     return planRepresentation(result.id, result);
   },
 };
@@ -195,14 +195,14 @@ const getPlanRoute: AdminRoute<typeof planParams> = {
   },
 };
 
-const revisePlanRoute: AdminRoute<typeof planParams, typeof revisePlanSchema> = {
+const revisePlanRoute: AdminRoute<typeof planParams, typeof revisePlan.revisePlanSchema> = {
   method: 'patch',
   path: '/plans/:planId',
   operationId: 'revisePlan',
   summary: 'Revise a plan; new scopes, entitlements or activity reach every client on it that has no lists of its own',
   tag: PLANS,
   params: planParams,
-  body: revisePlanSchema,
+  body: revisePlan.revisePlanSchema,
   successStatus: 200,
   response: planResponseSchema,
   async handle({ params, body, expectedRevision, actor }, deps) {
@@ -212,7 +212,7 @@ const revisePlanRoute: AdminRoute<typeof planParams, typeof revisePlanSchema> = 
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
       command: body,
-      slice: { decide: revisePlan },
+      slice: revisePlan,
     });
     return planRepresentation(result.id, result);
   },
@@ -309,8 +309,8 @@ const changeClientStatusRoute = clientCommand({
   path: '/clients/:clientId/status',
   operationId: 'changeClientStatus',
   summary: 'Suspend, deactivate or reactivate a client (its keys get 403 CLIENT_SUSPENDED or CLIENT_INACTIVE meanwhile)',
-  body: changeClientStatusSchema,
-  slice: { decide: changeClientStatus },
+  body: changeClientStatus.changeClientStatusSchema,
+  slice: changeClientStatus,
 });
 
 const setClientControlsRoute = clientCommand({
@@ -318,8 +318,8 @@ const setClientControlsRoute = clientCommand({
   path: '/clients/:clientId/controls',
   operationId: 'setClientControls',
   summary: "Replace the client's access controls: request signing, and the authorised domain and IP policy of each environment",
-  body: setClientControlsSchema,
-  slice: { decide: setClientControls },
+  body: setClientControls.setClientControlsSchema,
+  slice: setClientControls,
 });
 
 const setClientRestrictionRoute = clientCommand({
@@ -354,8 +354,8 @@ const activateCommercialAccessRoute = clientCommand({
   path: '/clients/:clientId/commercial-activation',
   operationId: 'activateCommercialAccess',
   summary: 'End Evaluation Mode: after payment, or staff authorising active-but-unpaid access; live keys work from then on',
-  body: activateCommercialAccessSchema,
-  slice: { decide: activateCommercialAccess },
+  body: activateCommercialAccess.activateCommercialAccessSchema,
+  slice: activateCommercialAccess,
 });
 
 /** The key leaves the service once, in this response. If-Match names the client's revision (see issueApiKey). */
@@ -404,7 +404,7 @@ const listApiKeysRoute: AdminRoute<typeof clientParams> = {
 const keyStatusRoute = (
   action: 'revoke' | 'deactivate' | 'reactivate',
   summary: string,
-  decide: AccessSlice<KeyOfClient, ApiKey | null, ApiKeyEvent>['decide'],
+  slice: AccessSlice<revokeApiKey.KeyOfClient, ApiKey | null, ApiKeyEvent>,
 ): AdminRoute<typeof apiKeyParams> => ({
   method: 'post',
   path: `/clients/:clientId/keys/:keyId/${action}`,
@@ -421,7 +421,7 @@ const keyStatusRoute = (
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
       command: { client_id: params.clientId },
-      slice: { decide },
+      slice,
     });
     return { data: apiKeyRepresentation(result.id, result), revision: result.revision };
   },

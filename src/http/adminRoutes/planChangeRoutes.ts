@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import * as approvePlanChange from '../../../commands/planChanges/approvePlanChange.js';
 import * as authorisePlanChange from '../../../commands/planChanges/authorisePlanChange.js';
-import { decide as cancelPlanChange } from '../../../commands/planChanges/cancelPlanChange.js';
+import * as cancelPlanChange from '../../../commands/planChanges/cancelPlanChange.js';
 import * as confirmPlanChangePayment from '../../../commands/planChanges/confirmPlanChangePayment.js';
 import { makePlanChangeEffective } from '../../../commands/planChanges/planChangeHandlers.js';
-import { decide as rejectPlanChange, rejectPlanChangeSchema } from '../../../commands/planChanges/rejectPlanChange.js';
-import { decide as startPlanChangeReview } from '../../../commands/planChanges/startPlanChangeReview.js';
+import * as rejectPlanChange from '../../../commands/planChanges/rejectPlanChange.js';
+import * as startPlanChangeReview from '../../../commands/planChanges/startPlanChangeReview.js';
 import * as submitPlanChange from '../../../commands/planChanges/submitPlanChange.js';
 import type { AccessSlice } from '../../access/accessReferences.js';
 import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
@@ -138,7 +138,7 @@ const getPlanChangeRoute: AdminRoute<typeof requestParams> = {
   },
 };
 
-type PlanChangeDecide<Body> = AccessSlice<Body & PlanChangeOfClient, PlanChangeRequest | null, PlanChangeRequestEvent>['decide'];
+type PlanChangeSlice<Body> = AccessSlice<Body & PlanChangeOfClient, PlanChangeRequest | null, PlanChangeRequestEvent>;
 
 /** Without a body schema the route takes none (or an empty object), as every bodiless admin action does. */
 const noBody = z.object({}).strict();
@@ -148,7 +148,7 @@ const planChangeCommand = <Body extends z.ZodType = typeof noBody>(options: {
   operationId: string;
   summary: string;
   body?: Body;
-  decide: PlanChangeDecide<z.infer<Body>>;
+  slice: PlanChangeSlice<z.infer<Body>>;
 }): AdminRoute<typeof requestParams, Body> => ({
   method: 'post',
   path: `/clients/:clientId/plan-changes/:requestId/${options.action}`,
@@ -166,7 +166,7 @@ const planChangeCommand = <Body extends z.ZodType = typeof noBody>(options: {
       ...(expectedRevision === undefined ? {} : { expectedRevision }),
       actor,
       command: { ...(body ?? {}), client_id: params.clientId } as z.infer<Body> & PlanChangeOfClient,
-      slice: { decide: options.decide },
+      slice: options.slice,
     });
     return planChangeRepresentation(deps.eventStore, result.id, result);
   },
@@ -176,22 +176,22 @@ const startPlanChangeReviewRoute = planChangeCommand({
   action: 'review',
   operationId: 'startPlanChangeReview',
   summary: 'Start the staff review of a submitted plan change request (no-op when already under review)',
-  decide: startPlanChangeReview,
+  slice: startPlanChangeReview,
 });
 
 const rejectPlanChangeRoute = planChangeCommand({
   action: 'reject',
   operationId: 'rejectPlanChange',
   summary: 'Reject a plan change request that is submitted or under review, with the reason',
-  body: rejectPlanChangeSchema,
-  decide: rejectPlanChange,
+  body: rejectPlanChange.rejectPlanChangeSchema,
+  slice: rejectPlanChange,
 });
 
 const cancelPlanChangeRoute = planChangeCommand({
   action: 'cancel',
   operationId: 'cancelPlanChange',
   summary: 'Withdraw a plan change request before it is approved (no-op when already cancelled)',
-  decide: cancelPlanChange,
+  slice: cancelPlanChange,
 });
 
 /** The invoice number is claimed only once the approval is decided, so a refused approval leaves no gap. */

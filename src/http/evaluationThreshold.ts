@@ -6,7 +6,7 @@ import type { CommandDeps } from '../domain/commandHandler.js';
 import { updateWithSlice } from '../domain/commandSlice.js';
 import { Conflict } from '../domain/errors.js';
 import type { ReadStore } from '../readStore/readStore.js';
-import { accessFactsReader } from './adminRoutes/accessReferences.js';
+import { accessFactsReader } from './accessFacts.js';
 import type { RequestCheck } from './apiAuth.js';
 
 /** Who the pause is recorded as, in the client's history. */

@@ -30,7 +30,8 @@ import { createWithSlice, putWithSlice, updateWithSlice } from '../../domain/com
 import { NotFound } from '../../domain/errors.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { accessFactsReader, existingClient } from './accessReferences.js';
+import { accessFactsReader } from '../accessFacts.js';
+import { existingClient } from './accessReferences.js';
 import { clientParams, idSchema, noParams, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLANS = 'Plans';

@@ -23,7 +23,7 @@ import { createWithSlice, updateWithSlice } from '../../domain/commandSlice.js';
 import { NotFound } from '../../domain/errors.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { accessFactsReader } from './accessReferences.js';
+import { accessFactsReader } from '../accessFacts.js';
 import { clientParams, idSchema, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLAN_CHANGES = 'Plan changes';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { cidrSchema } from './access/networkControls.js';
-import type { HttpServerOptions } from './http/httpServer.js';
+import { cidrSchema } from './vocabulary/cidr.js';
 
 /**
  * Service configuration from the environment. Only the variables below are read; anything else in the
@@ -39,6 +38,18 @@ export interface Config {
   httpServer: HttpServerOptions;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
+}
+
+/** How the HTTP server (src/http/httpServer.ts) bounds what clients may hold (the HTTP_* variables). */
+export interface HttpServerOptions {
+  /** From a request's first byte to the end of its head (also a new connection that sends nothing). */
+  headersTimeoutMs: number;
+  /** From a request's first byte to the end of its body; at least headersTimeoutMs (Node refuses less). */
+  requestTimeoutMs: number;
+  /** How long a keep-alive connection may stay idle after its last response. */
+  keepAliveTimeoutMs: number;
+  /** Open connections per process; Node closes a connection accepted beyond it at once, without a word. */
+  maxConnections: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

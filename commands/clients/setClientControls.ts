@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { cidrSchema, normalisedDomainSchema } from '../../src/access/networkControls.js';
+import { normalisedDomainSchema } from '../../src/access/networkControls.js';
+import { cidrSchema } from '../../src/vocabulary/cidr.js';
 import type { Client, ClientControls, ClientEvent } from '../../src/access/client.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';

@@ -1,5 +1,9 @@
 import type { LimitPolicy } from '../limits/limits.js';
+import type { KeyEnvironment } from '../vocabulary/keyEnvironment.js';
 import type { CatalogueRestriction, EnvironmentControls } from './client.js';
+
+// Part of the access vocabulary too; defined in a leaf so that src/limits need not import src/access.
+export { KEY_ENVIRONMENTS, type KeyEnvironment } from '../vocabulary/keyEnvironment.js';
 
 /** Scopes and entitlements as the spec's Authentication section names them. */
 export const SCOPES = [
@@ -42,9 +46,6 @@ export const DETAIL_FIELDS = [
   'service_charges',
 ] as const;
 export type DetailField = (typeof DETAIL_FIELDS)[number];
-
-export const KEY_ENVIRONMENTS = ['live', 'test'] as const;
-export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
 
 /** What a verified API key grants: read from the access read model on every request. */
 export interface AccessContext {

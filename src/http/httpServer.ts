@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiError } from '../domain/errors.js';
+import type { HttpServerOptions } from '../config.js';
 import type { Logger } from '../logger.js';
 import {
   ApiErrorWithHeaders,
@@ -14,18 +15,6 @@ import {
 } from './httpErrors.js';
 import { errorBody } from './responses.js';
 import { SECURITY_HEADERS, setSecurityHeaders } from './securityHeaders.js';
-
-/** How the server bounds what clients may hold (HTTP_* variables in src/config.ts). */
-export interface HttpServerOptions {
-  /** From a request's first byte to the end of its head (also a new connection that sends nothing). */
-  headersTimeoutMs: number;
-  /** From a request's first byte to the end of its body; at least headersTimeoutMs (Node refuses less). */
-  requestTimeoutMs: number;
-  /** How long a keep-alive connection may stay idle after its last response. */
-  keepAliveTimeoutMs: number;
-  /** Open connections per process; Node closes a connection accepted beyond it at once, without a word. */
-  maxConnections: number;
-}
 
 /** Node's default limit on a request line plus headers, set here so a `--max-http-header-size` flag cannot move it. */
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;

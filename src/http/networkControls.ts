@@ -3,10 +3,11 @@ import type { Request } from 'express';
 import type { AccessContext } from '../access/accessContext.js';
 import { AccessRefused } from '../access/accessRefusals.js';
 import type { EnvironmentControls } from '../access/client.js';
-import { normalisedDomainSchema, parseCidr } from '../access/networkControls.js';
+import { normalisedDomainSchema } from '../access/networkControls.js';
 import { ApiError } from '../domain/errors.js';
 import type { RequestCheck } from './apiAuth.js';
 import { Unauthenticated } from './httpErrors.js';
+import { parseCidr } from '../vocabulary/cidr.js';
 
 /**
  * Domain, origin and IP controls of a verified key's environment (Authentication rules 3 and 7), checked in

@@ -1,4 +1,4 @@
-import type { KeyEnvironment } from '../access/accessContext.js';
+import type { KeyEnvironment } from '../vocabulary/keyEnvironment.js';
 
 /**
  * Rate limits and quotas of one client environment (Limits in the contract). One `consume` call checks

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { KeyEnvironment } from '../access/accessContext.js';
+import type { KeyEnvironment } from '../vocabulary/keyEnvironment.js';
 import type { LimitPolicy, OveragePrice } from './limits.js';
 
 /** What a plan sets (Limits in the contract); the defaults are DESIGN.md's and the contract's figures. */

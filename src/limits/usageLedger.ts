@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { KeyEnvironment } from '../access/accessContext.js';
+import type { KeyEnvironment } from '../vocabulary/keyEnvironment.js';
 import type { Logger } from '../logger.js';
 import type { ReadStore, WriteOp } from '../readStore/readStore.js';
 import {

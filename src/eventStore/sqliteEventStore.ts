@@ -7,6 +7,7 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
+  type LogReadAhead,
   type NewEvent,
   type RecordedEvent,
   type SubscribeToAllOptions,
@@ -53,17 +54,6 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
     position: BigInt(row[6]),
     recordedAt: row[7],
   };
-}
-
-/**
- * A reader of the whole log ahead of its consumer, which a rebuild uses instead of paging with readAll.
- * Pages come in log order; the last one is empty (the head was reached when it was read). Stopping early
- * (`return`, or leaving a for-await loop) ends the reading. The events may be class instances whose fields
- * are getters (spread or clone them field by field), holding their page's text, which a consumer keeping
- * one of them or of its strings keeps alive.
- */
-export interface LogReadAhead {
-  readAllAhead(options: { after?: bigint; pageSize: number }): AsyncGenerator<RecordedEvent[], void, undefined>;
 }
 
 export type SqliteEventStore = EventStore & LogReadAhead;

@@ -1,5 +1,4 @@
-import type { EventStore, RecordedEvent } from '../eventStore/eventStore.js';
-import type { LogReadAhead } from '../eventStore/sqliteEventStore.js';
+import type { EventStore, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
 import type { GenerationStore, ReadStore } from '../readStore/readStore.js';
 import { checkpointNameOf, type Projection } from './projection.js';
 import { FreshGenerationDocuments, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
+import { createPublicApi } from '../queries/publicApi.js';
 import { startProjector, type Projector } from './projectionEngine/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
 import { createLimits } from './limits/createLimits.js';
@@ -177,19 +178,24 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         );
       }
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
-      const app = createApp({
+      const publicApi = createPublicApi({
         ...stores,
         cache,
+        linkSigner,
+        clock,
+        limits,
+        ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+      });
+      const app = createApp({
+        ...stores,
+        publicApi,
         nonceStore,
         signatureWindowSeconds: config.signatureWindowSeconds,
         adminToken,
         clock,
         logger,
-        linkSigner,
-        ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
         trustedProxies: config.trustedProxies,
         evaluationUsage,
-        limits,
         ...(usageLedger ? { pendingUsage: usageLedger } : {}),
         evaluationRequestLimit: config.evaluationRequestLimit,
       });

@@ -2,9 +2,7 @@ import { createHash } from 'node:crypto';
 import express, { Router, type Express } from 'express';
 import type { EvaluationUsage } from '../access/evaluationUsage.js';
 import type { NonceStore } from '../access/nonceStore.js';
-import type { Limits } from '../limits/limits.js';
 import { evaluationThreshold } from './evaluationThreshold.js';
-import type { CacheHealth } from '../cache/cacheHealth.js';
 import { NotFound } from '../domain/errors.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../logger.js';
@@ -15,27 +13,33 @@ import { adminOpenApiYaml } from './adminOpenApi.js';
 import { adminRoutes, createAdminRouter } from './adminRouter.js';
 import { errorMiddleware } from './errorMiddleware.js';
 import { networkControls } from './networkControls.js';
-import { healthRouter } from '../../queries/health.js';
-import { queryRoutes } from '../../queries/index.js';
-import { apiOpenApiYaml } from '../../queries/openApi.js';
-import { createQueryRouter } from '../../queries/queryRoute.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { requestContext } from './requestContext.js';
 import { requestSigning } from './requestSigning.js';
 import { noStore } from './securityHeaders.js';
 import { answeredNotModified } from './responses.js';
-import type { LinkSigner } from './signedLinks.js';
+
+/**
+ * The read side of `/v1`, built from queries/ by the composition root: queries/ uses this shell's helpers,
+ * so the shell takes its routes rather than importing them.
+ */
+export interface PublicApi {
+  /** Mounted before authentication: the health check. */
+  health: Router;
+  /** /v1/openapi.yaml, rendered on first request. */
+  openApiYaml: () => string;
+  /** Mounted behind authentication: every query route. */
+  queries: Router;
+}
 
 export interface AppDeps {
   eventStore: EventStore;
   readStore: ReadStore;
-  cache: CacheHealth;
+  publicApi: PublicApi;
   adminToken: string;
   /** The time admin commands are stamped with. */
   clock: () => Date;
   logger: Logger;
-  linkSigner: LinkSigner;
-  publicBaseUrl?: string;
   /** Request-signing nonces (Redis when REDIS_URL is set, so every replica sees every nonce). */
   nonceStore: NonceStore;
   /** SIGNATURE_WINDOW_SECONDS. */
@@ -45,11 +49,6 @@ export interface AppDeps {
   /** Requests per evaluation (Redis when REDIS_URL is set) and the safety threshold (EVALUATION_REQUEST_LIMIT). */
   evaluationUsage: EvaluationUsage;
   evaluationRequestLimit: number;
-  /**
-   * Rate limits and quotas (Redis when REDIS_URL is set, with the in-process limiter standing in during an
-   * outage); null with RATE_LIMITS=off.
-   */
-  limits: Limits | null;
   /** This process's usage not yet written (src/limits/usageLedger.ts); the usage report flushes it first. */
   pendingUsage?: { flush(): Promise<void> };
 }
@@ -83,19 +82,11 @@ function requestChecks(deps: AppDeps): RequestCheck[] {
  */
 function apiRouter(deps: AppDeps): Router {
   const router = Router();
-  router.use(healthRouter(deps));
-  router.get('/openapi.yaml', staticDocument('application/yaml', () => apiOpenApiYaml(queryRoutes)));
+  router.use(deps.publicApi.health);
+  router.get('/openapi.yaml', staticDocument('application/yaml', deps.publicApi.openApiYaml));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));
-  router.use(
-    createQueryRouter(queryRoutes, {
-      readStore: deps.readStore,
-      linkSigner: deps.linkSigner,
-      clock: deps.clock,
-      limits: deps.limits,
-      ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
-    }),
-  );
+  router.use(deps.publicApi.queries);
   return router;
 }
 

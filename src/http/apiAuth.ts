@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AccessContext, Entitlement, Scope } from '../access/accessContext.js';
-import { lookupAccess } from '../access/lookupAccess.js';
+import { lookupAccess } from './lookupAccess.js';
 import { ApiError } from '../domain/errors.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { Unauthenticated } from './httpErrors.js';

@@ -3,7 +3,7 @@ import { DEFAULT_PLAN_LIMITS, limitPolicyOf } from '../../src/limits/planLimits.
 import { accessProjection } from '../../projections/access.js';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { API_KEY_PATTERN, apiKeyHint, generateApiKey, hashApiKey } from '../../src/access/apiKeys.js';
-import { lookupAccess } from '../../src/access/lookupAccess.js';
+import { lookupAccess } from '../../src/http/lookupAccess.js';
 import type { ApiKeyEvent } from '../../src/access/apiKey.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';

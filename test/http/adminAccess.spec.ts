@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.js';
 import { apiKeyStream } from '../../src/access/apiKey.js';
-import { lookupAccess } from '../../src/access/lookupAccess.js';
+import { lookupAccess } from '../../src/http/lookupAccess.js';
 import { readModelOf, readWholeLog } from '../support/projectionHarness.js';
 import { request, type RequestOptions } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';

@@ -9,7 +9,7 @@ import { limitPolicyOf } from '../../src/limits/planLimits.js';
 import { demoPlans } from '../../src/seed/demoCatalogueData.js';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { API_KEY_PATTERN } from '../../src/access/apiKeys.js';
-import { lookupAccess } from '../../src/access/lookupAccess.js';
+import { lookupAccess } from '../../src/http/lookupAccess.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { DEMO_API_KEYS_FILE_NAME } from '../../src/seed/demoClient.js';

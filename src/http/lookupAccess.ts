@@ -1,10 +1,10 @@
 import { ACCESS_CLIENTS, ACCESS_KEYS, type AccessClientDoc, type AccessKeyDoc } from '../../projections/access.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { assertNever } from '../domain/decider.js';
-import type { AccessContext, KeyEnvironment } from './accessContext.js';
-import { AccessRefused } from './accessRefusals.js';
+import type { AccessContext, KeyEnvironment } from '../access/accessContext.js';
+import { AccessRefused } from '../access/accessRefusals.js';
 import { limitPolicyOf } from '../limits/planLimits.js';
-import { environmentOfApiKey, hashApiKey } from './apiKeys.js';
+import { environmentOfApiKey, hashApiKey } from '../access/apiKeys.js';
 
 /**
  * What a presented key grants. Null when the key does not verify: not a well-formed key, unknown, or its

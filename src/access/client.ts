@@ -1,7 +1,8 @@
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
 import type { PlanLimits } from '../limits/planLimits.js';
-import type { Entitlement, KeyEnvironment, Scope } from './accessContext.js';
+import type { KeyEnvironment } from '../vocabulary/keyEnvironment.js';
+import type { Entitlement, Scope } from './grantNames.js';
 
 export interface ClientFields {
   name: string;

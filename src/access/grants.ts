@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENTITLEMENTS, SCOPES, type Entitlement, type Scope } from './accessContext.js';
+import { ENTITLEMENTS, SCOPES, type Entitlement, type Scope } from './grantNames.js';
 
 const distinct = (items: readonly string[]) => new Set(items).size === items.length;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
 import type { StateEvent, StateRegion } from '../../src/catalogue/state.js';
 import type { CommandMeta } from '../../src/domain/decider.js';

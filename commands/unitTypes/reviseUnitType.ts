@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { changedFields, hasChanges, requireSomeField, revisionDescription } from '../../src/catalogue/changes.js';
 import type { UnitType, UnitTypeEvent } from '../../src/catalogue/unitType.js';
 import type { CommandMeta } from '../../src/domain/decider.js';

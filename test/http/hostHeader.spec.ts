@@ -145,7 +145,7 @@ describe('the host guard', () => {
       },
     });
 
-    const answers = await Promise.all([1, 2, 3].map(() => guard.baseUrlOf(request('devbox'))));
+    const answers = await Promise.all([1, 2, 3].map(async () => guard.baseUrlOf(request('devbox'))));
 
     expect(answers).toEqual(['http://devbox/v1', 'http://devbox/v1', 'http://devbox/v1']);
     expect(lookups).toBe(1);

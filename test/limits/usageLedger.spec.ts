@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInProcessLimits } from '../../src/limits/inProcessLimits.js';
-import { type ConsumeResult, type LimitPolicy, type Limits } from '../../src/limits/limits.js';
+import type { ConsumeResult, LimitPolicy, Limits } from '../../src/limits/limits.js';
 import { createRedisLimits, limitsKeys } from '../../src/limits/redisLimits.js';
 import { createUsageLedger, overageAmount, readUsageReport, withUsageLedger, type UsageLedger } from '../../src/limits/usageLedger.js';
 import { createLogger } from '../../src/logger.js';

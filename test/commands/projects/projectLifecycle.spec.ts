@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { projectAggregate } from '../../../src/catalogue/project.js';
-import { ApiError } from '../../../src/domain/errors.js';
+import type { ApiError } from '../../../src/domain/errors.js';
 import * as changeProjectStatus from '../../../commands/projects/changeProjectStatus.js';
 import * as createProject from '../../../commands/projects/createProject.js';
 import * as deleteProject from '../../../commands/projects/deleteProject.js';

@@ -94,6 +94,13 @@ module.exports = {
       from: { path: ours, pathNot: `${compositionRoot}|^workers/` },
       to: { path: '^workers/' },
     },
+    {
+      name: 'ports-and-adapters-know-no-domain-rules',
+      comment: 'Stores keep bytes and documents; they know no aggregate, command, read model or request path (src/domain/ helpers such as assertNever are fine).',
+      severity: 'error',
+      from: { path: '^src/(eventStore|readStore|cache)/' },
+      to: { path: `${delivery}|${readSide}|^commands/|^src/(catalogue|access|limits)/` },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

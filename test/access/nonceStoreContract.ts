@@ -51,6 +51,7 @@ export function nonceStoreContract(name: string, open: () => Promise<NonceStore>
       const nonce = freshNonce();
       expect(await store.claim(clientId, nonce, 1)).toBe(true);
       expect(await store.claim(clientId, nonce, 1)).toBe(false);
+      // The TTL elapsing is the behaviour under test: a store's own clock, which the test cannot move.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect(await store.claim(clientId, nonce, 1)).toBe(true);
     });

@@ -7,6 +7,7 @@ import {
   type RecordedEvent,
   type Subscription,
 } from '../../src/eventStore/eventStore.js';
+import { eventually } from '../support/eventually.js';
 
 /** Unique per test, so the suite can run against a server other runs share. */
 const aStreamName = (category = 'contractTest'): string => `${category}-${randomUUID().replaceAll('-', '')}`;
@@ -30,15 +31,13 @@ async function conflictOf(append: Promise<unknown>): Promise<WrongExpectedRevisi
   return error as WrongExpectedRevisionError;
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How long a test watches for something that must not happen (a duplicate, a delivery after close or after
+ * a failure): there is nothing to poll for, only a window in which it would show.
+ */
+const QUIET_WINDOW_MS = 400;
 
 function expectStrictlyIncreasingPositions(recorded: RecordedEvent[]): void {
   for (let index = 1; index < recorded.length; index++) {
@@ -70,6 +69,7 @@ function aRecordingConsumer(options: { onBatchDelayMs?: number } = {}) {
       started += 1;
       inFlight += 1;
       maxInFlight = Math.max(maxInFlight, inFlight);
+      // A slow consumer is the behaviour under test: the next batch must wait for this one.
       if (options.onBatchDelayMs) await sleep(options.onBatchDelayMs);
       batches.push(batch);
       inFlight -= 1;
@@ -380,11 +380,11 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
         const consumer = aRecordingConsumer();
 
         subscriptions.push(store.subscribeToAll({ after: checkpoint.position, maxBatchSize: 3, onBatch: consumer.onBatch }));
-        await waitUntil(() => consumer.inStream(streamName).length === 4);
+        await eventually('the 4 events after the checkpoint', () => consumer.inStream(streamName).length === 4);
         await store.appendToStream(streamName, events(3, 5), { expectedRevision: 4 });
         await store.appendToStream(streamName, [anEvent(8)], { expectedRevision: 7 });
-        await waitUntil(() => consumer.inStream(streamName).length === 8);
-        await sleep(300);
+        await eventually('the 4 live appends', () => consumer.inStream(streamName).length === 8);
+        await sleep(QUIET_WINDOW_MS);
 
         expect(sequencesOf(consumer.inStream(streamName))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
         expectStrictlyIncreasingPositions(consumer.delivered);
@@ -400,7 +400,7 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
         for (let sequence = 0; sequence < 6; sequence++) {
           await store.appendToStream(streamName, [anEvent(sequence)], { expectedRevision: 'any' });
         }
-        await waitUntil(() => consumer.inStream(streamName).length === 6);
+        await eventually('the 6 appended events', () => consumer.inStream(streamName).length === 6);
 
         expect(consumer.maxInFlight).toBe(1);
         expect(sequencesOf(consumer.inStream(streamName))).toEqual([0, 1, 2, 3, 4, 5]);
@@ -413,12 +413,12 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
         const subscription = store.subscribeToAll({ after: start, onBatch: consumer.onBatch });
         subscriptions.push(subscription);
         await store.appendToStream(streamName, [anEvent(0)], { expectedRevision: 'no_stream' });
-        await waitUntil(() => consumer.started > 0);
+        await eventually('the first batch to start', () => consumer.started > 0);
 
         await subscription.close();
         expect(consumer.inStream(streamName)).toHaveLength(1);
         await store.appendToStream(streamName, [anEvent(1)], { expectedRevision: 0 });
-        await sleep(400);
+        await sleep(QUIET_WINDOW_MS);
 
         expect(sequencesOf(consumer.inStream(streamName))).toEqual([0]);
       });
@@ -441,9 +441,9 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
         );
 
         await store.appendToStream(streamName, [anEvent(0)], { expectedRevision: 'no_stream' });
-        await waitUntil(() => errors.length > 0);
+        await eventually('the error to reach onError', () => errors.length > 0);
         await store.appendToStream(streamName, [anEvent(1)], { expectedRevision: 0 });
-        await sleep(400);
+        await sleep(QUIET_WINDOW_MS);
 
         expect(errors).toEqual([failure]);
         expect(calls).toBe(1);

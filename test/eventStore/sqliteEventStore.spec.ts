@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
+import { eventually } from '../support/eventually.js';
 import { eventStoreContract } from './eventStoreContract.js';
 
 const tempDir = mkdtempSync(join(tmpdir(), 'sqlite-event-store-'));
@@ -90,8 +91,7 @@ describe('SQLite event store', () => {
 
     await writer.appendToStream('thing-1', [anEvent(0), anEvent(1)], { expectedRevision: 'no_stream' });
     await writer.appendToStream('thing-2', [anEvent(2)], { expectedRevision: 'no_stream' });
-    const deadline = Date.now() + 2000;
-    while (delivered.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually("the other instance's 3 events", () => delivered.length >= 3);
     await subscription.close();
 
     expect(delivered.map((event) => event.data)).toEqual([{ sequence: 0 }, { sequence: 1 }, { sequence: 2 }]);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { dhakaMonthKey } from '../../src/limits/limits.js';
 import { UNLIMITED_FOR_TESTS } from '../support/apiFixture.js';
+import { eventually, GiveUp } from '../support/eventually.js';
 import { freePort, request } from '../support/http.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,16 +26,6 @@ const PATIENCE_MS = 120_000;
 
 /** Variables of the caller's environment that would take the service off its embedded stores and limiter. */
 const FOREIGN_VARIABLES = ['EVENTSTORE_URL', 'MONGODB_URL', 'REDIS_URL', 'PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET', 'RATE_LIMITS'];
-
-async function eventually<T>(what: string, attempt: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + PATIENCE_MS;
-  for (;;) {
-    const result = await attempt();
-    if (result !== undefined) return result;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface NpmStart {
   child: ChildProcess;
@@ -68,11 +59,14 @@ async function npmStart(dataDir: string, shutdownTimeoutMs = SHUTDOWN_TIMEOUT_MS
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => process.stderr.write(`[npm start] ${chunk}`));
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   const origin = `http://127.0.0.1:${port}`;
-  await eventually('the service to answer /v1/health', async () => {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited before listening:\n${stdout}`);
-    const health = await request(origin, '/v1/health').catch(() => null);
-    return health?.status === 200 ? true : undefined;
-  });
+  await eventually(
+    'the service to answer /v1/health',
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new GiveUp(`npm start exited before listening:\n${stdout}`);
+      return (await request(origin, '/v1/health')).status === 200;
+    },
+    { timeoutMs: PATIENCE_MS },
+  );
   return { child, origin, output: () => stdout, exited };
 }
 
@@ -107,10 +101,14 @@ async function unlimitedLiveKey(origin: string): Promise<{ key: string; clientId
   expect(issued.status).toBe(201);
   const key = issued.body.data.key as string;
   // The projector grants the key a moment after it is issued.
-  const projectId = await eventually('the new key to be accepted', async () => {
-    const page = await request(origin, '/v1/projects?per_page=1', { token: key });
-    return page.status === 200 ? (page.body.data[0].id as number) : undefined;
-  });
+  const projectId = await eventually(
+    'the new key to be accepted',
+    async () => {
+      const page = await request(origin, '/v1/projects?per_page=1', { token: key });
+      return page.status === 200 ? (page.body.data[0].id as number) : undefined;
+    },
+    { timeoutMs: PATIENCE_MS },
+  );
   return { key, clientId: client.body.data.id as number, projectId };
 }
 
@@ -237,9 +235,9 @@ describe('stopping the service under load', () => {
       const signalledAt = performance.now();
       service.child.kill('SIGTERM');
       const exited = () => service.child.exitCode !== null || service.child.signalCode !== null;
-      await eventually('the service to log that it is shutting down', () =>
-        service.output().includes('"msg":"shutting down"') || exited() ? true : undefined,
-      );
+      await eventually('the service to log that it is shutting down', () => service.output().includes('"msg":"shutting down"') || exited(), {
+        timeoutMs: PATIENCE_MS,
+      });
       slowCommand.sendTheRest();
       const exit = await service.exited;
       await Promise.all(loops);

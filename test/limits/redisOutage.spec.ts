@@ -5,7 +5,8 @@ import { minute, projectCreated, projectEvent } from '../support/catalogueEvents
 import { publishedReferenceCatalogue, startApiFixture, UNLIMITED_FOR_TESTS, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
 import { request } from '../support/http.js';
 import { freePort } from '../support/http.js';
-import { answersPing, eventually, OwnRedis, redisServerBinary as redisServer } from '../support/ownRedis.js';
+import { eventually } from '../support/eventually.js';
+import { answersPing, OwnRedis, redisServerBinary as redisServer } from '../support/ownRedis.js';
 
 /**
  * A Redis outage end to end, against a redis-server of this suite's own (never the shared one on 6379,

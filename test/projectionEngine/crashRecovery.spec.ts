@@ -11,6 +11,7 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory } from '../support/catalogueEvents.js';
+import { eventually } from '../support/eventually.js';
 import { readModelOf } from '../support/projectionHarness.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -39,14 +40,6 @@ async function lowestCheckpoint(readStore: ReadStore): Promise<bigint> {
   return checkpoints.map((checkpoint) => checkpoint ?? -1n).reduce((lowest, checkpoint) => (checkpoint < lowest ? checkpoint : lowest));
 }
 
-async function pollUntil(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('projector crash recovery', () => {
   it('when the projector process is killed mid-backlog and started again, then the read models equal a clean rebuild', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'catalogue-crash-'));
@@ -59,13 +52,15 @@ describe('projector crash recovery', () => {
 
     const first = startProjectorProcess(dataDir);
     // Some projections have committed batches, none has reached the head: the kill lands mid-backlog.
-    await pollUntil(async () => (await live.getCheckpoint(checkpointNameOf(allProjections[0]!))) !== null, 60_000, 'a first batch is committed');
+    await eventually('a first batch to be committed', async () => (await live.getCheckpoint(checkpointNameOf(allProjections[0]!))) !== null, {
+      timeoutMs: 60_000,
+    });
     first.kill('SIGKILL');
     await once(first, 'exit');
     expect(await lowestCheckpoint(live)).toBeLessThan(head);
 
     const second = startProjectorProcess(dataDir);
-    await pollUntil(async () => (await lowestCheckpoint(live)) >= head, 60_000, 'every projection reaches the head');
+    await eventually('every projection to reach the head', async () => (await lowestCheckpoint(live)) >= head, { timeoutMs: 60_000 });
     second.kill('SIGTERM');
     const [exitCode] = (await once(second, 'exit')) as [number | null];
     expect(exitCode).toBe(0);

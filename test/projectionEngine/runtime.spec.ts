@@ -10,6 +10,7 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore, WriteOp } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory, minute, projectCreated, projectEvent, referenceCatalogue } from '../support/catalogueEvents.js';
+import { eventually } from '../support/eventually.js';
 import { capturingLogger, projectInBatches, readModelOf, readWholeLog, recordingWrites, silentLogger } from '../support/projectionHarness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -152,8 +153,10 @@ describe('projector runtime', () => {
     await appendEvents(eventStore, [projectEvent('ProjectRevised', 1, { changes: { name: 'After' } })]);
 
     const startedWaiting = Date.now();
-    while (lines.filter((line) => line.level === 50).length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
-    const failures = lines.filter((line) => line.level === 50);
+    const failures = await eventually('three logged failures', () => {
+      const logged = lines.filter((line) => line.level === 50);
+      return logged.length >= 3 && logged.slice(0, 3);
+    });
     expect(failures.map((line) => line.retryInMs)).toEqual([20, 40, 80]);
     expect(failures[0]).toMatchObject({ projection: 'flaky', msg: expect.stringMatching(/failed/), err: { message: 'cannot project a publication' } });
     // Three failures took at least the 20 + 40 ms of backoff between them: no hot loop.
@@ -191,6 +194,7 @@ describe('projector runtime', () => {
 
     let stopped = false;
     const stopping = projector.stop().then(() => (stopped = true));
+    // A window for stop to resolve early if it did not wait for the batch: nothing to poll for, the point is that it does not happen.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(stopped).toBe(false);
     release();

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
+import { eventually, GiveUp } from './eventually.js';
 
 /**
  * A redis-server of a suite's own, for what the shared Redis on 6379 (used by other suites in parallel)
@@ -41,17 +42,6 @@ export function answersPing(port: number): Promise<boolean> {
   });
 }
 
-const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-/** Retries `attempt` until it answers true or the (real-time) deadline passes. */
-export async function eventually(what: string, attempt: () => Promise<boolean>, deadlineMs = 8_000): Promise<void> {
-  const giveUpAt = performance.now() + deadlineMs;
-  while (!(await attempt())) {
-    if (performance.now() > giveUpAt) throw new Error(`gave up after ${deadlineMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 /** One redis-server child on a fixed loopback port, without persistence, that can be stopped and started again. */
 export class OwnRedis {
   private child: ChildProcess | null = null;
@@ -81,7 +71,7 @@ export class OwnRedis {
     });
     try {
       await eventually('redis-server to answer PING', async () => {
-        if (this.child !== child) throw new Error(`redis-server exited at start:\n${this.output}`);
+        if (this.child !== child) throw new GiveUp(`redis-server exited at start:\n${this.output}`);
         return answersPing(this.port);
       });
     } catch (error) {

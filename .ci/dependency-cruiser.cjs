@@ -40,7 +40,8 @@ module.exports = {
     },
     {
       name: 'adapters-are-chosen-by-the-composition-root',
-      comment: 'Code depends on the ports (src/eventStore/eventStore.ts, src/readStore/readStore.ts); only the composition root and the adapters themselves name an adapter.',
+      comment:
+        'Code depends on the ports (src/eventStore/eventStore.ts, src/readStore/readStore.ts); only the composition root and the adapters themselves name an adapter.',
       severity: 'error',
       from: { path: ours, pathNot: `${compositionRoot}|^src/eventStore/|^src/readStore/` },
       to: { path: adapters },
@@ -82,7 +83,8 @@ module.exports = {
     },
     {
       name: 'http-shell-is-handed-the-queries',
-      comment: 'queries/ uses src/http/ helpers, so src/http/ takes the read routes from the composition root (PublicApi) instead of importing queries/.',
+      comment:
+        'queries/ uses src/http/ helpers, so src/http/ takes the read routes from the composition root (PublicApi) instead of importing queries/.',
       severity: 'error',
       from: { path: '^src/http/' },
       to: { path: '^queries/' },
@@ -96,7 +98,8 @@ module.exports = {
     },
     {
       name: 'ports-and-adapters-know-no-domain-rules',
-      comment: 'Stores keep bytes and documents; they know no aggregate, command, read model or request path (src/domain/ helpers such as assertNever are fine).',
+      comment:
+        'Stores keep bytes and documents; they know no aggregate, command, read model or request path (src/domain/ helpers such as assertNever are fine).',
       severity: 'error',
       from: { path: '^src/(eventStore|readStore|cache)/' },
       to: { path: `${delivery}|${readSide}|^commands/|^src/(catalogue|access|limits)/` },

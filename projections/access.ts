@@ -1,6 +1,14 @@
 import type { DetailField, Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
 import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
-import { nextAccessMode, noClientControls, type AccessMode, type CatalogueRestriction, type ClientControls, type ClientEvent, type ClientStatus } from '../src/access/client.js';
+import {
+  nextAccessMode,
+  noClientControls,
+  type AccessMode,
+  type CatalogueRestriction,
+  type ClientControls,
+  type ClientEvent,
+  type ClientStatus,
+} from '../src/access/client.js';
 import { effectiveGrants } from '../src/access/grants.js';
 import type { PlanEvent } from '../src/access/plan.js';
 import { DEFAULT_PLAN_LIMITS, type PlanLimits } from '../src/limits/planLimits.js';
@@ -274,7 +282,15 @@ export const accessProjection: Projection<AccessEvent> = {
   indexes: {
     [ACCESS_PLANS]: [{ keys: [['key', 1]], unique: true }],
     [ACCESS_CLIENTS]: [{ keys: [['plan_id', 1]] }],
-    [ACCESS_KEYS]: [{ keys: [['id', 1]], unique: true }, { keys: [['client_id', 1], ['id', 1]] }],
+    [ACCESS_KEYS]: [
+      { keys: [['id', 1]], unique: true },
+      {
+        keys: [
+          ['client_id', 1],
+          ['id', 1],
+        ],
+      },
+    ],
   },
   handles: everyEventType<AccessEvent>({
     PlanDefined: true,

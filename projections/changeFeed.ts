@@ -1,10 +1,13 @@
 import { assertNever } from '../src/domain/decider.js';
+import { changeFeedRelatedEventTypes, projectOwnEditEventTypes, type ProjectEventOf } from '../src/catalogue/project.js';
 import {
-  changeFeedRelatedEventTypes,
-  projectOwnEditEventTypes,
-  type ProjectEventOf,
-} from '../src/catalogue/project.js';
-import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type ProjectionContext, type Recorded } from '../src/projectionEngine/projection.js';
+  alreadyApplied,
+  positionNumber,
+  type PositionedDoc,
+  type Projection,
+  type ProjectionContext,
+  type Recorded,
+} from '../src/projectionEngine/projection.js';
 
 export const PROJECT_CHANGES = 'project_changes';
 /** Whether and where each project is published, as far as the change feed needs it; read by no query. */
@@ -118,7 +121,15 @@ export const changeFeedProjection: Projection<ReportedEvent> = {
   version: 3,
   collections: [PROJECT_CHANGES, PROJECT_CHANGES_PUBLICATION],
   indexes: {
-    [PROJECT_CHANGES]: [{ keys: [['changed_at', 1], ['position', 1]] }, { keys: [['project_id', 1]] }],
+    [PROJECT_CHANGES]: [
+      {
+        keys: [
+          ['changed_at', 1],
+          ['position', 1],
+        ],
+      },
+      { keys: [['project_id', 1]] },
+    ],
   },
   handles: [...projectOwnEditEventTypes, ...changeFeedRelatedEventTypes],
   async apply(event, ctx) {

@@ -2,7 +2,14 @@ import { assertNever } from '../src/domain/decider.js';
 import type { ImageRef } from '../src/catalogue/imageRef.js';
 import type { CommunityEvent } from '../src/catalogue/community.js';
 import { apiLocation, searchText, type ApiLocation } from './shared/apiShape.js';
-import { alreadyApplied, everyEventType, positionNumber, type PositionedDoc, type Projection, type Recorded } from '../src/projectionEngine/projection.js';
+import {
+  alreadyApplied,
+  everyEventType,
+  positionNumber,
+  type PositionedDoc,
+  type Projection,
+  type Recorded,
+} from '../src/projectionEngine/projection.js';
 
 export const COMMUNITIES = 'communities';
 

@@ -169,8 +169,7 @@ export function bedroomRange(types: readonly BedroomType[]): BedroomRange | null
   const min = Math.min(...counts);
   const max = Math.max(...counts);
   const maxOrMore = types.some((type) => type.kind === 'bedrooms_or_more' && type.bedrooms === max);
-  const label =
-    min === max ? countLabel(max, maxOrMore) : `${min === 0 ? 'Studio' : String(min)} – ${countLabel(max, maxOrMore)}`;
+  const label = min === max ? countLabel(max, maxOrMore) : `${min === 0 ? 'Studio' : String(min)} – ${countLabel(max, maxOrMore)}`;
   return { min, max, max_or_more: maxOrMore, label };
 }
 
@@ -387,8 +386,7 @@ async function applyNamedReferenceEvent(event: Recorded<NamedReferenceEvent>, ct
 }
 
 const ownEditTypes: ReadonlySet<string> = new Set(projectOwnEditEventTypes);
-const isOwnEdit = (event: Recorded<OwnEditEvent | CollectionEvent>): event is Recorded<OwnEditEvent> =>
-  ownEditTypes.has(event.type);
+const isOwnEdit = (event: Recorded<OwnEditEvent | CollectionEvent>): event is Recorded<OwnEditEvent> => ownEditTypes.has(event.type);
 
 /**
  * Projects in summary and detail representation (GET /projects, /projects/{id-or-slug}, detail batches).
@@ -407,7 +405,12 @@ export const projectsProjection: Projection<ProjectsEvent> = {
       { keys: [['community_id', 1]] },
       { keys: [['state_id', 1]] },
       { keys: [['nature', 1]] },
-      { keys: [['published', 1], ['deleted', 1]] },
+      {
+        keys: [
+          ['published', 1],
+          ['deleted', 1],
+        ],
+      },
       { keys: [['starting_from', 1]] },
       { keys: [['updated_at', 1]] },
       { keys: [['name', 1]] },

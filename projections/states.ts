@@ -1,7 +1,14 @@
 import { assertNever } from '../src/domain/decider.js';
 import type { StateEvent } from '../src/catalogue/state.js';
 import { searchText } from './shared/apiShape.js';
-import { alreadyApplied, everyEventType, positionNumber, type PositionedDoc, type Projection, type Recorded } from '../src/projectionEngine/projection.js';
+import {
+  alreadyApplied,
+  everyEventType,
+  positionNumber,
+  type PositionedDoc,
+  type Projection,
+  type Recorded,
+} from '../src/projectionEngine/projection.js';
 
 export const STATES = 'states';
 

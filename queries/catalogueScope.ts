@@ -49,11 +49,18 @@ export async function catalogueScopeOf(readStore: ReadStore, access: AccessConte
   if (sample === null) return restricted;
   // The sample is frozen; the projects' current references decide which related records come with it.
   const projects = await readStore.getMany<ProjectDoc>(PROJECTS, [...sample]);
-  const named = (pick: (project: ProjectDoc) => number | null) => new Set(projects.flatMap((project) => (pick(project) === null ? [] : [pick(project)!])));
+  const named = (pick: (project: ProjectDoc) => number | null) =>
+    new Set(projects.flatMap((project) => (pick(project) === null ? [] : [pick(project)!])));
   return {
     projectIds: sample,
-    stateIds: intersect(restricted.stateIds, named((project) => project.state_id)),
-    communityIds: intersect(restricted.communityIds, named((project) => project.community_id)),
+    stateIds: intersect(
+      restricted.stateIds,
+      named((project) => project.state_id),
+    ),
+    communityIds: intersect(
+      restricted.communityIds,
+      named((project) => project.community_id),
+    ),
     developerIds: named((project) => project.developer_id),
     subCommunityIds: named((project) => project.sub_community_id),
     restrictionCommunityIds: restricted.restrictionCommunityIds,
@@ -71,10 +78,17 @@ async function restrictionScope(readStore: ReadStore, access: AccessContext): Pr
     for (const community of items) communityIds.add(community.id);
   }
   // A listed community counts only while it is still in the state it was granted with.
-  const listed = restriction.states.flatMap((state) => state.community_ids.map((communityId) => ({ communityId, stateId: state.state_id })));
+  const listed = restriction.states.flatMap((state) =>
+    state.community_ids.map((communityId) => ({ communityId, stateId: state.state_id })),
+  );
   if (listed.length > 0) {
     const current = new Map(
-      (await readStore.getMany<CommunityDoc>(COMMUNITIES, listed.map((entry) => entry.communityId))).map((community) => [community.id, community]),
+      (
+        await readStore.getMany<CommunityDoc>(
+          COMMUNITIES,
+          listed.map((entry) => entry.communityId),
+        )
+      ).map((community) => [community.id, community]),
     );
     for (const { communityId, stateId } of listed) if (current.get(communityId)?.state_id === stateId) communityIds.add(communityId);
   }
@@ -98,7 +112,8 @@ export const projectVisibleIn = (scope: CatalogueScope, projectId: number, commu
   (scope.projectIds === null || scope.projectIds.has(projectId)) &&
   (scope.restrictionCommunityIds === null || scope.restrictionCommunityIds.has(communityId));
 
-export const developerInScope = (scope: CatalogueScope, developerId: number): boolean => scope.developerIds === null || scope.developerIds.has(developerId);
+export const developerInScope = (scope: CatalogueScope, developerId: number): boolean =>
+  scope.developerIds === null || scope.developerIds.has(developerId);
 
 export const subCommunityInScope = (scope: CatalogueScope, subCommunity: { id: number; community_id: number }): boolean =>
   (scope.subCommunityIds === null || scope.subCommunityIds.has(subCommunity.id)) && communityInScope(scope, subCommunity.community_id);

@@ -20,18 +20,27 @@ const integerHeader = (id: string, description: string) => z.string().regex(/^\d
 
 /** On every response that reached quota checking (200, 304 and 429); the X-Quota ones where that cap applies. */
 const limitHeaders = {
-  'RateLimit-Limit': integerHeader('RateLimit-Limit', 'Requests per rolling minute of the key\'s plan.'),
+  'RateLimit-Limit': integerHeader('RateLimit-Limit', "Requests per rolling minute of the key's plan."),
   'RateLimit-Remaining': integerHeader('RateLimit-Remaining', 'Requests left in the current rolling minute.'),
   'X-Quota-Daily-Limit': integerHeader('X-Quota-Daily-Limit', 'Units per Asia/Dhaka day; absent when no daily cap applies.').optional(),
   'X-Quota-Daily-Remaining': integerHeader('X-Quota-Daily-Remaining', 'Units left today.').optional(),
   'X-Quota-Daily-Reset': integerHeader('X-Quota-Daily-Reset', 'Unix time of the next Asia/Dhaka midnight.').optional(),
-  'X-Quota-Monthly-Limit': integerHeader('X-Quota-Monthly-Limit', 'Units per Asia/Dhaka month; absent for test keys and uncapped plans.').optional(),
+  'X-Quota-Monthly-Limit': integerHeader(
+    'X-Quota-Monthly-Limit',
+    'Units per Asia/Dhaka month; absent for test keys and uncapped plans.',
+  ).optional(),
   'X-Quota-Monthly-Remaining': integerHeader('X-Quota-Monthly-Remaining', 'Units left this month.').optional(),
   'X-Quota-Monthly-Reset': integerHeader('X-Quota-Monthly-Reset', 'Unix time of midnight Asia/Dhaka on the 1st of next month.').optional(),
-  'X-Quota-Overage': z.literal('true').meta({ description: 'This request went past the monthly allowance and is billed as overage.', header: { id: 'X-Quota-Overage' } }).optional(),
+  'X-Quota-Overage': z
+    .literal('true')
+    .meta({ description: 'This request went past the monthly allowance and is billed as overage.', header: { id: 'X-Quota-Overage' } })
+    .optional(),
   'X-Quota-Overage-Price-Per-Request': z
     .string()
-    .meta({ description: 'Price and currency of one overage request, e.g. `0.002 AED`.', header: { id: 'X-Quota-Overage-Price-Per-Request' } })
+    .meta({
+      description: 'Price and currency of one overage request, e.g. `0.002 AED`.',
+      header: { id: 'X-Quota-Overage-Price-Per-Request' },
+    })
     .optional(),
 };
 
@@ -79,7 +88,9 @@ const etagHeader = z.string().meta({
   description: 'Strong validator of the payload at this URL (data and the stable meta fields). Send it back as If-None-Match.',
   header: { id: 'ETag' },
 });
-const quotaUnitsHeader = z.string().meta({ description: 'Weighted cost of this batch in quota units (same value as meta.quota_units).', header: { id: 'XQuotaUnits' } });
+const quotaUnitsHeader = z
+  .string()
+  .meta({ description: 'Weighted cost of this batch in quota units (same value as meta.quota_units).', header: { id: 'XQuotaUnits' } });
 const ifNoneMatchParameter = z
   .string()
   .optional()
@@ -87,20 +98,30 @@ const ifNoneMatchParameter = z
     description: 'Entity tags (strong or weak, a list, or *) compared weakly per RFC 9110; a match answers 304 with an empty body.',
     param: { id: 'IfNoneMatch' },
   });
-const SIGNED_ONLY = 'Required when request signing is enabled for the client (see Request signing in the API description); ignored otherwise.';
+const SIGNED_ONLY =
+  'Required when request signing is enabled for the client (see Request signing in the API description); ignored otherwise.';
 const signingParameters = {
   'X-API-Timestamp': z
     .string()
     .optional()
-    .meta({ description: `Unix time in whole seconds (digits only), within the signature window of the server time. ${SIGNED_ONLY}`, param: { id: 'XApiTimestamp' } }),
+    .meta({
+      description: `Unix time in whole seconds (digits only), within the signature window of the server time. ${SIGNED_ONLY}`,
+      param: { id: 'XApiTimestamp' },
+    }),
   'X-API-Nonce': z
     .string()
     .optional()
-    .meta({ description: `16 to 128 printable ASCII characters without spaces, new for every request. ${SIGNED_ONLY}`, param: { id: 'XApiNonce' } }),
+    .meta({
+      description: `16 to 128 printable ASCII characters without spaces, new for every request. ${SIGNED_ONLY}`,
+      param: { id: 'XApiNonce' },
+    }),
   'X-API-Signature': z
     .string()
     .optional()
-    .meta({ description: `\`v1=\` followed by the HMAC-SHA256 of the signed string as 64 hex digits. ${SIGNED_ONLY}`, param: { id: 'XApiSignature' } }),
+    .meta({
+      description: `\`v1=\` followed by the HMAC-SHA256 of the signed string as 64 hex digits. ${SIGNED_ONLY}`,
+      param: { id: 'XApiSignature' },
+    }),
 };
 
 const ERROR_RESPONSES = {
@@ -131,11 +152,16 @@ const ERROR_RESPONSES = {
   ),
   notFound: errorResponse(
     'NotFound',
-    'Not available: missing, unpublished or outside the caller\'s access (one answer for all).',
+    "Not available: missing, unpublished or outside the caller's access (one answer for all).",
     ['NOT_FOUND'],
     'NOT_FOUND.',
   ),
-  videoNotAvailable: errorResponse('VideoNotAvailable', 'The project is not available, or has no video.', ['NOT_FOUND', 'VIDEO_NOT_AVAILABLE'], 'NOT_FOUND: the project; VIDEO_NOT_AVAILABLE: its video.'),
+  videoNotAvailable: errorResponse(
+    'VideoNotAvailable',
+    'The project is not available, or has no video.',
+    ['NOT_FOUND', 'VIDEO_NOT_AVAILABLE'],
+    'NOT_FOUND: the project; VIDEO_NOT_AVAILABLE: its video.',
+  ),
   documentUnavailable: errorResponse(
     'DocumentUnavailable',
     'The project is not available, or the document cannot be located.',
@@ -184,7 +210,11 @@ function operationOf(route: QueryRoute): ZodOpenApiOperationObject {
           ...limitHeaders,
           ...(route.weighted ? { 'X-Quota-Units': quotaUnitsHeader.optional() } : {}),
         }),
-        content: { 'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend((route.meta as z.ZodObject).shape) : meta }) } },
+        content: {
+          'application/json': {
+            schema: z.object({ data: route.response, meta: route.meta ? meta.extend((route.meta as z.ZodObject).shape) : meta }),
+          },
+        },
       },
       '304': {
         description: 'Not modified: If-None-Match matched the current ETag. Empty body. Costs no quota; counts toward the rate limits.',
@@ -229,8 +259,16 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
         tags: ['Service'],
         security: [],
         responses: {
-          '200': { description: 'Every check passed.', headers: z.object({ 'X-Request-Id': requestIdHeader }), content: { 'application/json': { schema: healthResponseSchema } } },
-          '503': { description: 'A check failed: status degraded, failing checks false.', headers: z.object({ 'X-Request-Id': requestIdHeader }), content: { 'application/json': { schema: healthResponseSchema } } },
+          '200': {
+            description: 'Every check passed.',
+            headers: z.object({ 'X-Request-Id': requestIdHeader }),
+            content: { 'application/json': { schema: healthResponseSchema } },
+          },
+          '503': {
+            description: 'A check failed: status degraded, failing checks false.',
+            headers: z.object({ 'X-Request-Id': requestIdHeader }),
+            content: { 'application/json': { schema: healthResponseSchema } },
+          },
         },
       },
     },
@@ -251,7 +289,9 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
     servers: [{ url: '/v1', description: '{base_url}' }],
     security: [{ apiKey: [] }],
     tags: [...new Set(['Service', ...routes.map((route) => route.tag)])].map((name) => ({ name })),
-    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } } },
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } },
+    },
     paths,
   });
 }

@@ -10,7 +10,14 @@ import { catalogueScopeOf, projectInScope, type CatalogueScope } from './catalog
 import { getPublished, idListParameter } from './queryParameters.js';
 import { projectParams } from './projects.js';
 import type { QueryDeps, QueryErrorKind, QueryRoute } from './queryRoute.js';
-import { imageAddresses, imageSchema, previewImageAddresses, projectReferences, projectSummarySchema, serializedSummaries } from './representations.js';
+import {
+  imageAddresses,
+  imageSchema,
+  previewImageAddresses,
+  projectReferences,
+  projectSummarySchema,
+  serializedSummaries,
+} from './representations.js';
 import { AccessRefused } from '../src/access/accessRefusals.js';
 
 export class VideoNotAvailable extends ApiError {
@@ -47,7 +54,12 @@ const paymentPlanSchema = z
   .meta({ id: 'PaymentPlan' });
 
 const mediaItemSchema = z
-  .object({ id: z.number().int().meta({ description: 'The media id of the image addresses.' }), caption: z.string().nullable(), position: z.number().int(), image: imageSchema })
+  .object({
+    id: z.number().int().meta({ description: 'The media id of the image addresses.' }),
+    caption: z.string().nullable(),
+    position: z.number().int(),
+    image: imageSchema,
+  })
   .meta({ id: 'MediaItem' });
 
 /**
@@ -77,7 +89,10 @@ const videoSchema = z
     title: z.string(),
     description: z.string().nullable(),
     external_url: z.string().nullable(),
-    file_url: z.string().nullable().meta({ description: `At most one of external_url and file_url is set. ${SIGNED_LINK_EXPIRY}` }),
+    file_url: z
+      .string()
+      .nullable()
+      .meta({ description: `At most one of external_url and file_url is set. ${SIGNED_LINK_EXPIRY}` }),
     file_expires_at: z.iso.datetime().nullable().meta({ description: 'When file_url stops working.' }),
     thumbnail_url: z.string().nullable(),
   })
@@ -93,7 +108,12 @@ const floorPlateSchema = z
   .meta({ id: 'FloorPlate' });
 
 /** Files are served under `/documents/{key}/{file_name}` behind a signed link. */
-function documentLink(document: PdfDocument | { key: string; file_name: string; size_bytes: number }, baseUrl: string, signer: LinkSigner, now: Date) {
+function documentLink(
+  document: PdfDocument | { key: string; file_name: string; size_bytes: number },
+  baseUrl: string,
+  signer: LinkSigner,
+  now: Date,
+) {
   const link = signer.sign(`/documents/${encodeURIComponent(document.key)}/${encodeURIComponent(document.file_name)}`, now);
   return {
     file_name: document.file_name,
@@ -173,37 +193,120 @@ interface SubResource {
 }
 
 const subResources: SubResource[] = [
-  { path: 'floor-plans', operationId: 'listFloorPlans', summary: 'Floor plans of a project', scope: 'floorplans:read', entitlement: 'floorplans', response: z.array(floorPlanSchema), shape: shapeFloorPlans },
-  { path: 'payment-plans', operationId: 'listPaymentPlans', summary: 'Payment plans of a project', scope: 'paymentplans:read', response: z.array(paymentPlanSchema), shape: (resources) => resources.payment_plans },
-  { path: 'media', operationId: 'getProjectMedia', summary: 'Gallery pictures and master-plan document of a project', scope: 'media:read', entitlement: 'images', response: mediaSchema, shape: shapeMedia },
-  { path: 'video', operationId: 'getProjectVideo', summary: 'The project video', scope: 'media:read', entitlement: 'images', response: videoSchema, errors: ['videoNotAvailable'], shape: shapeVideo },
-  { path: 'amenities', operationId: 'listAmenities', summary: 'Amenities of a project', scope: 'amenities:read', response: z.array(amenitySchema), shape: (resources) => resources.amenities },
-  { path: 'nearby', operationId: 'listNearbyPlaces', summary: 'Places near a project', scope: 'nearby:read', response: z.array(nearbySchema), shape: (resources) => resources.nearby },
-  { path: 'payment-methods', operationId: 'listPaymentMethods', summary: 'Payment methods of a project', scope: 'paymentmethods:read', response: z.array(paymentMethodSchema), shape: (resources) => resources.payment_methods },
-  { path: 'faqs', operationId: 'listFaqs', summary: 'FAQs of a project', scope: 'faqs:read', response: z.array(faqSchema), shape: (resources) => resources.faqs },
-  { path: 'virtual-tours', operationId: 'listVirtualTours', summary: 'Virtual tours of a project', scope: 'virtualtours:read', entitlement: 'virtual_tours', response: z.array(virtualTourSchema), shape: (resources) => resources.virtual_tours },
-  { path: 'floor-plates', operationId: 'listFloorPlates', summary: 'Floor plates of a project', scope: 'floorplates:read', entitlement: 'floorplates', response: z.array(floorPlateSchema), shape: shapeFloorPlates },
-  { path: 'brochure', operationId: 'getProjectBrochure', summary: 'A short-lived signed download link of the project brochure', scope: 'brochures:read', entitlement: 'brochures', response: documentLinkSchema, errors: ['documentUnavailable'], shape: shapeBrochure },
+  {
+    path: 'floor-plans',
+    operationId: 'listFloorPlans',
+    summary: 'Floor plans of a project',
+    scope: 'floorplans:read',
+    entitlement: 'floorplans',
+    response: z.array(floorPlanSchema),
+    shape: shapeFloorPlans,
+  },
+  {
+    path: 'payment-plans',
+    operationId: 'listPaymentPlans',
+    summary: 'Payment plans of a project',
+    scope: 'paymentplans:read',
+    response: z.array(paymentPlanSchema),
+    shape: (resources) => resources.payment_plans,
+  },
+  {
+    path: 'media',
+    operationId: 'getProjectMedia',
+    summary: 'Gallery pictures and master-plan document of a project',
+    scope: 'media:read',
+    entitlement: 'images',
+    response: mediaSchema,
+    shape: shapeMedia,
+  },
+  {
+    path: 'video',
+    operationId: 'getProjectVideo',
+    summary: 'The project video',
+    scope: 'media:read',
+    entitlement: 'images',
+    response: videoSchema,
+    errors: ['videoNotAvailable'],
+    shape: shapeVideo,
+  },
+  {
+    path: 'amenities',
+    operationId: 'listAmenities',
+    summary: 'Amenities of a project',
+    scope: 'amenities:read',
+    response: z.array(amenitySchema),
+    shape: (resources) => resources.amenities,
+  },
+  {
+    path: 'nearby',
+    operationId: 'listNearbyPlaces',
+    summary: 'Places near a project',
+    scope: 'nearby:read',
+    response: z.array(nearbySchema),
+    shape: (resources) => resources.nearby,
+  },
+  {
+    path: 'payment-methods',
+    operationId: 'listPaymentMethods',
+    summary: 'Payment methods of a project',
+    scope: 'paymentmethods:read',
+    response: z.array(paymentMethodSchema),
+    shape: (resources) => resources.payment_methods,
+  },
+  {
+    path: 'faqs',
+    operationId: 'listFaqs',
+    summary: 'FAQs of a project',
+    scope: 'faqs:read',
+    response: z.array(faqSchema),
+    shape: (resources) => resources.faqs,
+  },
+  {
+    path: 'virtual-tours',
+    operationId: 'listVirtualTours',
+    summary: 'Virtual tours of a project',
+    scope: 'virtualtours:read',
+    entitlement: 'virtual_tours',
+    response: z.array(virtualTourSchema),
+    shape: (resources) => resources.virtual_tours,
+  },
+  {
+    path: 'floor-plates',
+    operationId: 'listFloorPlates',
+    summary: 'Floor plates of a project',
+    scope: 'floorplates:read',
+    entitlement: 'floorplates',
+    response: z.array(floorPlateSchema),
+    shape: shapeFloorPlates,
+  },
+  {
+    path: 'brochure',
+    operationId: 'getProjectBrochure',
+    summary: 'A short-lived signed download link of the project brochure',
+    scope: 'brochures:read',
+    entitlement: 'brochures',
+    response: documentLinkSchema,
+    errors: ['documentUnavailable'],
+    shape: shapeBrochure,
+  },
 ];
 
-const subResourceRoutes: QueryRoute[] = subResources.map(
-  (subResource): QueryRoute<typeof projectParams, z.ZodObject> => ({
-    path: `/projects/:project/${subResource.path}`,
-    operationId: subResource.operationId,
-    summary: subResource.summary,
-    tag: 'Project resources',
-    scopes: [subResource.scope],
-    entitlements: subResource.entitlement ? [subResource.entitlement] : [],
-    params: projectParams,
-    query: z.object({}).strict(),
-    response: subResource.response,
-    errors: ['notFound', ...(subResource.errors ?? [])],
-    async handle({ params, baseUrl, access }, deps) {
-      const resources = await publishedResources(deps.readStore, params.project, await catalogueScopeOf(deps.readStore, access));
-      return { data: subResource.shape(resources, { baseUrl, deps, evaluation: access.evaluation !== null }) };
-    },
-  }),
-) as QueryRoute[];
+const subResourceRoutes: QueryRoute[] = subResources.map((subResource): QueryRoute<typeof projectParams, z.ZodObject> => ({
+  path: `/projects/:project/${subResource.path}`,
+  operationId: subResource.operationId,
+  summary: subResource.summary,
+  tag: 'Project resources',
+  scopes: [subResource.scope],
+  entitlements: subResource.entitlement ? [subResource.entitlement] : [],
+  params: projectParams,
+  query: z.object({}).strict(),
+  response: subResource.response,
+  errors: ['notFound', ...(subResource.errors ?? [])],
+  async handle({ params, baseUrl, access }, deps) {
+    const resources = await publishedResources(deps.readStore, params.project, await catalogueScopeOf(deps.readStore, access));
+    return { data: subResource.shape(resources, { baseUrl, deps, evaluation: access.evaluation !== null }) };
+  },
+})) as QueryRoute[];
 
 const relatedProjects: QueryRoute<typeof projectParams, z.ZodObject> = {
   path: '/projects/:project/related',
@@ -249,7 +352,12 @@ const batchResources = {
     response: z.object({ items: z.array(floorPlanSchema) }),
     items: (resources, shaping) => ({ items: shapeFloorPlans(resources, shaping) }),
   },
-  amenities: { scopes: ['amenities:read'], entitlements: [], response: z.object({ items: z.array(amenitySchema) }), items: (resources) => ({ items: resources.amenities }) },
+  amenities: {
+    scopes: ['amenities:read'],
+    entitlements: [],
+    response: z.object({ items: z.array(amenitySchema) }),
+    items: (resources) => ({ items: resources.amenities }),
+  },
   payment_plans: {
     scopes: ['paymentplans:read'],
     entitlements: [],
@@ -273,7 +381,10 @@ const includeParameter = z
     const names = value.split(',').map((name) => name.trim().replaceAll('-', '_'));
     const unknown = names.filter((name) => !(BATCH_RESOURCE_NAMES as string[]).includes(name));
     if (unknown.length > 0) {
-      context.addIssue({ code: 'custom', message: `unknown resource ${unknown.map((name) => JSON.stringify(name)).join(', ')}; use ${BATCH_RESOURCE_NAMES.join(', ')}` });
+      context.addIssue({
+        code: 'custom',
+        message: `unknown resource ${unknown.map((name) => JSON.stringify(name)).join(', ')}; use ${BATCH_RESOURCE_NAMES.join(', ')}`,
+      });
       return z.NEVER;
     }
     if (new Set(names).size !== names.length) {
@@ -282,7 +393,9 @@ const includeParameter = z
     }
     return names as BatchResourceName[];
   })
-  .meta({ description: `Comma-separated unique subset of ${BATCH_RESOURCE_NAMES.join(', ')}; hyphenated forms (floor-plans) are accepted.` });
+  .meta({
+    description: `Comma-separated unique subset of ${BATCH_RESOURCE_NAMES.join(', ')}; hyphenated forms (floor-plans) are accepted.`,
+  });
 
 const resourcesQuery = z
   .object({

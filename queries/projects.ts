@@ -46,7 +46,8 @@ const price = (description: string) =>
     .meta({ description })
     .optional();
 
-const referenceFilter = (what: string) => idOrSlugSchema.meta({ description: `Only projects of this ${what} (numeric id or slug).` }).optional();
+const referenceFilter = (what: string) =>
+  idOrSlugSchema.meta({ description: `Only projects of this ${what} (numeric id or slug).` }).optional();
 
 export const listProjectsQuery = z
   .object({
@@ -58,7 +59,10 @@ export const listProjectsQuery = z
     min_price: price('Lowest starting_from, inclusive.'),
     max_price: price('Highest starting_from, inclusive.'),
     updated_since: updatedSinceSchema.meta({ description: 'Only projects whose own updated_at is later than this.' }).optional(),
-    ids: idListParameter(MAX_IDS, `Comma-separated unique numeric project ids, at most ${MAX_IDS}. Without sort, results keep this order.`).optional(),
+    ids: idListParameter(
+      MAX_IDS,
+      `Comma-separated unique numeric project ids, at most ${MAX_IDS}. Without sort, results keep this order.`,
+    ).optional(),
     view: z
       .enum(['summary', 'detail'], { error: 'must be summary or detail' })
       .meta({ description: 'detail needs explicit unique ids and costs one quota unit per 10 ids, rounded up.' })
@@ -179,7 +183,9 @@ const getProject: QueryRoute<typeof projectParams, z.ZodObject> = {
   async handle({ params, baseUrl, access }, { readStore }) {
     const project = await getPublished<ProjectDoc>(readStore, PROJECTS, params.project);
     if (!projectInScope(await catalogueScopeOf(readStore, access), project)) throw new NotFound();
-    return { data: serializedDetails.one(project, await projectReferences(readStore, [project]), { baseUrl, detailFields: access.detailFields }) };
+    return {
+      data: serializedDetails.one(project, await projectReferences(readStore, [project]), { baseUrl, detailFields: access.detailFields }),
+    };
   },
 };
 
@@ -188,11 +194,18 @@ const changeKinds = ['project', 'payment_plans', 'media', 'floor_plans', 'amenit
 const projectChangeSchema = z
   .object({
     project_id: z.number().int(),
-    changed_at: z.iso.datetime().meta({ description: 'The latest reported change after updated_since (of a removed project: its removal).' }),
+    changed_at: z.iso
+      .datetime()
+      .meta({ description: 'The latest reported change after updated_since (of a removed project: its removal).' }),
     changes: z
       .array(z.enum(changeKinds))
       .meta({ description: 'What changed: the project itself and/or its payment_plans, media (gallery), floor_plans, amenities, faqs.' }),
-    removed: z.boolean().meta({ description: 'True when the project, once visible to this client, was removed from its view after updated_since (unpublished, deleted or moved out of its restriction); project is then null.' }),
+    removed: z
+      .boolean()
+      .meta({
+        description:
+          'True when the project, once visible to this client, was removed from its view after updated_since (unpublished, deleted or moved out of its restriction); project is then null.',
+      }),
     project: projectSummarySchema.nullable(),
   })
   .meta({ id: 'ProjectChange' });
@@ -233,7 +246,11 @@ function changedProjects(changes: readonly ProjectChangeDoc[]): ChangedProject[]
     if (change.changed_at > changed.changedAt) changed.changedAt = change.changed_at;
     changed.kinds.add(change.kind);
     if (change.withdrawn_from_community_id !== null) {
-      changed.withdrawals.push({ communityId: change.withdrawn_from_community_id, changedAt: changed.changedAt, kinds: new Set(changed.kinds) });
+      changed.withdrawals.push({
+        communityId: change.withdrawn_from_community_id,
+        changedAt: changed.changedAt,
+        kinds: new Set(changed.kinds),
+      });
     }
   }
   return [...byProject.values()];
@@ -265,11 +282,11 @@ const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
   description:
     'Projects whose own fields, payment plans, gallery, floor plans, amenities or FAQs changed after `updated_since` (image-only changes ' +
     'are not reported). A project changed only through its related collections keeps its own older updated_at, so read every page for ' +
-    'one updated_since. Order: by each project\'s first change after updated_since, in log order, which stays stable while edits arrive. ' +
+    "one updated_since. Order: by each project's first change after updated_since, in log order, which stays stable while edits arrive. " +
     'Only what this client could have seen is reported: a project visible to it now (published, and within its catalogue restriction and ' +
     'evaluation sample) comes with its summary; a project no longer visible to it comes with removed=true and project=null only when, ' +
     'after updated_since, it was unpublished, deleted or moved to another community while published in a community where this client ' +
-    'would see it (judged by the client\'s restriction and sample now); its changed_at and changes then stop at that removal. A project ' +
+    "would see it (judged by the client's restriction and sample now); its changed_at and changes then stop at that removal. A project " +
     'never published, or never published where this client would see it, never appears.',
   tag: 'Projects',
   scopes: ['projects:sync'],
@@ -289,7 +306,12 @@ const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
     });
     const changed = changedProjects(changes);
     const projects = new Map(
-      (await readStore.getMany<ProjectDoc>(PROJECTS, changed.map((entry) => entry.projectId))).map((project) => [project.id, project]),
+      (
+        await readStore.getMany<ProjectDoc>(
+          PROJECTS,
+          changed.map((entry) => entry.projectId),
+        )
+      ).map((project) => [project.id, project]),
     );
     const reported = changed.flatMap((entry) => reportedChange(entry, projects.get(entry.projectId), scope) ?? []);
     const pageItems = reported.slice((page - 1) * perPage, page * perPage);

@@ -17,7 +17,11 @@ const wholeNumber = (min: number, max: number, description: string) =>
     .meta({ description });
 
 export const pageParameter = wholeNumber(1, 1_000_000, 'Page number, from 1 (default 1).').optional();
-export const perPageParameter = wholeNumber(1, MAX_PER_PAGE, `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}); more is refused with 422, never clamped.`).optional();
+export const perPageParameter = wholeNumber(
+  1,
+  MAX_PER_PAGE,
+  `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}); more is refused with 422, never clamped.`,
+).optional();
 
 export const qParameter = z
   .string()
@@ -65,7 +69,11 @@ export async function findPublished<T extends Doc & { published: boolean }>(
   return doc?.published ? doc : null;
 }
 
-export async function getPublished<T extends Doc & { published: boolean }>(readStore: ReadStore, collection: string, idOrSlug: string): Promise<T> {
+export async function getPublished<T extends Doc & { published: boolean }>(
+  readStore: ReadStore,
+  collection: string,
+  idOrSlug: string,
+): Promise<T> {
   const doc = await findPublished<T>(readStore, collection, idOrSlug);
   if (!doc) throw new NotFound();
   return doc;

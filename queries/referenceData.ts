@@ -129,7 +129,11 @@ const getDeveloper: QueryRoute<typeof idOrSlugParams, typeof noQuery> = {
 const communitiesQuery = z.object({ ...listQueryFields, state: stateFilter }).strict();
 
 async function communitiesWithStates(readStore: ReadStore, communities: readonly CommunityDoc[], baseUrl: string) {
-  const states = await referencesById<StateDoc>(readStore, STATES, communities.map((community) => community.state_id));
+  const states = await referencesById<StateDoc>(
+    readStore,
+    STATES,
+    communities.map((community) => community.state_id),
+  );
   return communities.map((community) => communityRepresentation(community, states.get(community.state_id), baseUrl));
 }
 
@@ -194,8 +198,16 @@ const subCommunitiesQuery = z.object({ ...listQueryFields, state: stateFilter, c
 
 async function subCommunitiesWithReferences(readStore: ReadStore, subCommunities: readonly SubCommunityDoc[]) {
   const [communities, states] = await Promise.all([
-    referencesById<CommunityDoc>(readStore, COMMUNITIES, subCommunities.map((subCommunity) => subCommunity.community_id)),
-    referencesById<StateDoc>(readStore, STATES, subCommunities.flatMap((subCommunity) => (subCommunity.state_id === null ? [] : [subCommunity.state_id]))),
+    referencesById<CommunityDoc>(
+      readStore,
+      COMMUNITIES,
+      subCommunities.map((subCommunity) => subCommunity.community_id),
+    ),
+    referencesById<StateDoc>(
+      readStore,
+      STATES,
+      subCommunities.flatMap((subCommunity) => (subCommunity.state_id === null ? [] : [subCommunity.state_id])),
+    ),
   ]);
   return subCommunities.map((subCommunity) =>
     subCommunityRepresentation(
@@ -229,7 +241,12 @@ const listSubCommunities: QueryRoute<typeof noParams, typeof subCommunitiesQuery
         : { ...(stateId === undefined ? {} : { state_id: stateId }), ...(communityId === undefined ? {} : { community_id: communityId }) };
     const scope = await catalogueScopeOf(readStore, access);
     const inCommunities = extra && withinIds(scope.communityIds, extra, 'community_id');
-    const page = await listPublished<SubCommunityDoc>(readStore, SUB_COMMUNITIES, query, inCommunities && withinIds(scope.subCommunityIds, inCommunities, 'id'));
+    const page = await listPublished<SubCommunityDoc>(
+      readStore,
+      SUB_COMMUNITIES,
+      query,
+      inCommunities && withinIds(scope.subCommunityIds, inCommunities, 'id'),
+    );
     return { data: await subCommunitiesWithReferences(readStore, page.items), meta: { pagination: page.pagination } };
   },
 };
@@ -256,7 +273,7 @@ const catalogMetadataSchema = z
   .object({
     unit_types: z.array(
       z.object({
-        id: z.string().meta({ description: 'As listed in a project\'s bedrooms.' }),
+        id: z.string().meta({ description: "As listed in a project's bedrooms." }),
         name: z.string(),
         kind: z.enum(unitTypeKinds),
         bedrooms: z.number().int().nullable(),

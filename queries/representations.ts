@@ -40,7 +40,11 @@ const ORIGINAL_EXTENSIONS: Record<ImageRef['content_type'], string> = { 'image/j
  * (`developer-7`, `community-3`, `floor-plan-12`, ...). The key is content-derived, so an address changes
  * exactly when the picture does.
  */
-export function imageAddresses(baseUrl: string, mediaId: number | string, image: { key: string; content_type?: ImageRef['content_type'] }): Image {
+export function imageAddresses(
+  baseUrl: string,
+  mediaId: number | string,
+  image: { key: string; content_type?: ImageRef['content_type'] },
+): Image {
   const stem = `${baseUrl}/media/${mediaId}/${image.key}`;
   return {
     url: `${stem}.webp`,
@@ -106,7 +110,9 @@ export const projectSummarySchema = z
     status: z.enum(projectStatuses),
     starting_from: z.number().nullable(),
     currency: z.string(),
-    bedrooms: z.array(z.string()).meta({ description: 'Unit-type ids (strings, not counts); resolved through unit_types in /catalog/metadata.' }),
+    bedrooms: z
+      .array(z.string())
+      .meta({ description: 'Unit-type ids (strings, not counts); resolved through unit_types in /catalog/metadata.' }),
     bedroom_types: z.array(bedroomTypeSchema),
     bedroom_range: bedroomRangeSchema,
     location: locationSchema,
@@ -118,12 +124,13 @@ export const projectSummarySchema = z
     floor_plan_count: z.number().int(),
     payment_plan_count: z.number().int(),
     created_at: timestamp,
-    updated_at: timestamp.meta({ description: 'The project\'s own last edit; edits of its related collections do not move it.' }),
+    updated_at: timestamp.meta({ description: "The project's own last edit; edits of its related collections do not move it." }),
   })
   .meta({ id: 'ProjectSummary' });
 export type ProjectSummary = z.infer<typeof projectSummarySchema>;
 
-const planField = <T extends z.ZodType>(schema: T) => schema.nullable().meta({ description: "Null when the client's plan does not expose this field." });
+const planField = <T extends z.ZodType>(schema: T) =>
+  schema.nullable().meta({ description: "Null when the client's plan does not expose this field." });
 
 export const projectDetailSchema = projectSummarySchema
   .extend({
@@ -134,11 +141,14 @@ export const projectDetailSchema = projectSummarySchema
     license_no: planField(z.string()),
     project_types: planField(z.array(z.string())),
     video_description: planField(z.string()),
-    map_embed_html: z.string().nullable().meta({
-      description:
-        `Ready-to-render map embed, in the canonical form the service writes: ${MAP_EMBED_RULE}. ` +
-        "null when none is configured, when the one stored is not of that form (stored before embeds were checked), or when the client's plan does not expose it.",
-    }),
+    map_embed_html: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          `Ready-to-render map embed, in the canonical form the service writes: ${MAP_EMBED_RULE}. ` +
+          "null when none is configured, when the one stored is not of that form (stored before embeds were checked), or when the client's plan does not expose it.",
+      }),
     down_payment_percent: z.number().nullable().meta({ description: "Null when unknown or the client's plan does not expose it." }),
     service_charges: z.string().nullable().meta({ description: "Null when unknown or the client's plan does not expose it." }),
   })
@@ -156,16 +166,32 @@ export interface ProjectReferences {
   subCommunities: Map<number, SubCommunityDoc>;
 }
 
-export async function referencesById<T extends { id: number }>(readStore: ReadStore, collection: string, ids: Iterable<number>): Promise<Map<number, T>> {
+export async function referencesById<T extends { id: number }>(
+  readStore: ReadStore,
+  collection: string,
+  ids: Iterable<number>,
+): Promise<Map<number, T>> {
   const docs = await readStore.getMany<T & { _id: number }>(collection, [...new Set(ids)]);
   return new Map(docs.map((doc) => [doc.id, doc]));
 }
 
 export async function projectReferences(readStore: ReadStore, projects: readonly ProjectDoc[]): Promise<ProjectReferences> {
   const [developers, states, communities, subCommunities] = await Promise.all([
-    referencesById<DeveloperDoc>(readStore, DEVELOPERS, projects.map((project) => project.developer_id)),
-    referencesById<StateDoc>(readStore, STATES, projects.map((project) => project.state_id)),
-    referencesById<CommunityDoc>(readStore, COMMUNITIES, projects.map((project) => project.community_id)),
+    referencesById<DeveloperDoc>(
+      readStore,
+      DEVELOPERS,
+      projects.map((project) => project.developer_id),
+    ),
+    referencesById<StateDoc>(
+      readStore,
+      STATES,
+      projects.map((project) => project.state_id),
+    ),
+    referencesById<CommunityDoc>(
+      readStore,
+      COMMUNITIES,
+      projects.map((project) => project.community_id),
+    ),
     referencesById<SubCommunityDoc>(
       readStore,
       SUB_COMMUNITIES,
@@ -227,7 +253,10 @@ class SerializedRepresentations {
   }
 }
 
-export const serializedSummaries = new SerializedRepresentations((project, references, { baseUrl }) => projectSummary(project, references, baseUrl), false);
+export const serializedSummaries = new SerializedRepresentations(
+  (project, references, { baseUrl }) => projectSummary(project, references, baseUrl),
+  false,
+);
 export const serializedDetails = new SerializedRepresentations(projectDetail, true);
 
 export function projectSummary(project: ProjectDoc, references: ProjectReferences, baseUrl: string): ProjectSummary {
@@ -340,7 +369,11 @@ export const communitySchema = z
   })
   .meta({ id: 'Community' });
 
-export function communityRepresentation(community: CommunityDoc, state: StateDoc | undefined, baseUrl: string): z.infer<typeof communitySchema> {
+export function communityRepresentation(
+  community: CommunityDoc,
+  state: StateDoc | undefined,
+  baseUrl: string,
+): z.infer<typeof communitySchema> {
   return {
     id: community.id,
     slug: community.slug,

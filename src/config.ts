@@ -105,43 +105,42 @@ const cidrList = z.string().transform((value, context) => {
   if (value.trim() === '') return [];
   const entries = value.split(',').map((entry) => cidrSchema.safeParse(entry));
   if (entries.some((entry) => !entry.success)) {
-    context.addIssue({ code: 'custom', message: 'must be comma-separated IPv4 or IPv6 addresses or CIDR blocks, e.g. 10.0.0.0/8,fd00::/8' });
+    context.addIssue({
+      code: 'custom',
+      message: 'must be comma-separated IPv4 or IPv6 addresses or CIDR blocks, e.g. 10.0.0.0/8,fd00::/8',
+    });
     return z.NEVER;
   }
   return entries.map((entry) => entry.data!);
 });
 
 const environmentSchema = z.object({
-    PORT: withDefault(integer(0, 65_535), '8080'),
-    HOST: withDefault(z.string(), '0.0.0.0'),
-    DATA_DIR: withDefault(z.string(), './data'),
-    ADMIN_TOKEN: optional(
-      z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`),
-    ),
-    EVENTSTORE_URL: optional(urlWithScheme(['esdb', 'esdb+discover'])),
-    MONGODB_URL: optional(urlWithScheme(['mongodb', 'mongodb+srv'])),
-    MONGODB_DB: withDefault(z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a MongoDB database name'), 'catalogue'),
-    REDIS_URL: optional(urlWithScheme(['redis', 'rediss'])),
-    LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }), 'info'),
-    SEED_DEMO: withDefault(booleanFlag, 'true'),
-    SEED_PROJECTS: withDefault(integer(0, 1_000_000), '2000'),
-    PROJECTION_BATCH_SIZE: withDefault(integer(1, 100_000), '500'),
-    SHUTDOWN_TIMEOUT_MS: withDefault(integer(0, 600_000), '10000'),
-    PUBLIC_BASE_URL: optional(
-      urlWithScheme(['http', 'https']).refine((value) => /\/v1\/?$/.test(value), 'must end with /v1 (the API base URL)'),
-    ),
-    LINK_SIGNING_SECRET: optional(
-      z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`),
-    ),
-    SIGNED_LINK_TTL_SECONDS: withDefault(integer(30, 86_400), '900'),
-    SIGNATURE_WINDOW_SECONDS: withDefault(integer(10, 3_600), '300'),
-    TRUSTED_PROXIES: withDefault(cidrList, ''),
-    EVALUATION_REQUEST_LIMIT: withDefault(integer(1, 10_000_000), '5000'),
-    RATE_LIMITS: withDefault(z.enum(RATE_LIMITS_MODES, { error: `must be one of ${RATE_LIMITS_MODES.join(', ')}` }), 'on'),
-    HTTP_HEADERS_TIMEOUT_MS: withDefault(integer(100, 600_000), '10000'),
-    HTTP_REQUEST_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '30000'),
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: withDefault(integer(100, 600_000), '5000'),
-    HTTP_MAX_CONNECTIONS: withDefault(integer(1, 1_000_000), '10000'),
+  PORT: withDefault(integer(0, 65_535), '8080'),
+  HOST: withDefault(z.string(), '0.0.0.0'),
+  DATA_DIR: withDefault(z.string(), './data'),
+  ADMIN_TOKEN: optional(z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`)),
+  EVENTSTORE_URL: optional(urlWithScheme(['esdb', 'esdb+discover'])),
+  MONGODB_URL: optional(urlWithScheme(['mongodb', 'mongodb+srv'])),
+  MONGODB_DB: withDefault(z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a MongoDB database name'), 'catalogue'),
+  REDIS_URL: optional(urlWithScheme(['redis', 'rediss'])),
+  LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }), 'info'),
+  SEED_DEMO: withDefault(booleanFlag, 'true'),
+  SEED_PROJECTS: withDefault(integer(0, 1_000_000), '2000'),
+  PROJECTION_BATCH_SIZE: withDefault(integer(1, 100_000), '500'),
+  SHUTDOWN_TIMEOUT_MS: withDefault(integer(0, 600_000), '10000'),
+  PUBLIC_BASE_URL: optional(
+    urlWithScheme(['http', 'https']).refine((value) => /\/v1\/?$/.test(value), 'must end with /v1 (the API base URL)'),
+  ),
+  LINK_SIGNING_SECRET: optional(z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`)),
+  SIGNED_LINK_TTL_SECONDS: withDefault(integer(30, 86_400), '900'),
+  SIGNATURE_WINDOW_SECONDS: withDefault(integer(10, 3_600), '300'),
+  TRUSTED_PROXIES: withDefault(cidrList, ''),
+  EVALUATION_REQUEST_LIMIT: withDefault(integer(1, 10_000_000), '5000'),
+  RATE_LIMITS: withDefault(z.enum(RATE_LIMITS_MODES, { error: `must be one of ${RATE_LIMITS_MODES.join(', ')}` }), 'on'),
+  HTTP_HEADERS_TIMEOUT_MS: withDefault(integer(100, 600_000), '10000'),
+  HTTP_REQUEST_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '30000'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: withDefault(integer(100, 600_000), '5000'),
+  HTTP_MAX_CONNECTIONS: withDefault(integer(1, 1_000_000), '10000'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -161,7 +160,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   // Replicas must sign and verify links alike, so a per-machine generated secret will not do.
   if (externalStoreSet && known.LINK_SIGNING_SECRET === undefined) {
-    addProblem('LINK_SIGNING_SECRET', `is required (at least ${ADMIN_TOKEN_MIN_LENGTH} characters) when EVENTSTORE_URL or MONGODB_URL is set`);
+    addProblem(
+      'LINK_SIGNING_SECRET',
+      `is required (at least ${ADMIN_TOKEN_MIN_LENGTH} characters) when EVENTSTORE_URL or MONGODB_URL is set`,
+    );
   }
   // Node refuses to create a server whose head may take longer than the whole request.
   const headersTimeout = environmentSchema.shape.HTTP_HEADERS_TIMEOUT_MS.safeParse(known.HTTP_HEADERS_TIMEOUT_MS);

@@ -17,9 +17,10 @@ const REDACTED_PATHS = [
   'headers.cookie',
   'req.headers.cookie',
   ...['proxy-authorization', 'x-api-key'].flatMap((header) => [`headers["${header}"]`, `req.headers["${header}"]`]),
-  ...['token', 'adminToken', 'admin_token', 'apiKey', 'api_key', 'secret', 'password', 'signature', 'connectionString'].flatMap(
-    (field) => [field, `*.${field}`],
-  ),
+  ...['token', 'adminToken', 'admin_token', 'apiKey', 'api_key', 'secret', 'password', 'signature', 'connectionString'].flatMap((field) => [
+    field,
+    `*.${field}`,
+  ]),
   ...['eventStoreUrl', 'mongodbUrl', 'redisUrl'].flatMap((field) => [field, `*.${field}`]),
 ];
 

@@ -126,10 +126,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       'starting',
     );
     // Embedded stores and generated secrets live there; with both servers and both secrets set it is unused.
-    const usesDataDir = !config.eventStoreUrl || !config.mongodbUrl || config.adminToken === undefined || config.linkSigningSecret === undefined;
+    const usesDataDir =
+      !config.eventStoreUrl || !config.mongodbUrl || config.adminToken === undefined || config.linkSigningSecret === undefined;
     if (usesDataDir) await ensurePrivateDataDir(config.dataDir, logger);
     const stores = options.stores ?? (await openStores(config));
-    cleanups.push(() => stores.eventStore.close(), () => stores.readStore.close());
+    cleanups.push(
+      () => stores.eventStore.close(),
+      () => stores.readStore.close(),
+    );
     // Before the (possibly long) first-start seed, so an unusable token file fails the start at once.
     const adminToken = roles.has('api') ? await adminTokenFor(config, logger) : null;
 

@@ -54,7 +54,8 @@ export async function rotateApiKeyOf(
   const loaded = await loadAggregate(deps.eventStore, apiKeyAggregate, keyId);
   const old = rotateApiKey.assertRotatable({ client_id: clientId }, loaded?.state ?? null, keyId);
   const revision = loaded!.revision;
-  if (request.expectedRevision !== undefined && request.expectedRevision !== revision) throw staleRevision(request.expectedRevision, revision);
+  if (request.expectedRevision !== undefined && request.expectedRevision !== revision)
+    throw staleRevision(request.expectedRevision, revision);
   const successor = await issueApiKeyTo(deps, facts, { environment: old.environment, client_id: clientId, rotated_from: keyId, actor });
   try {
     await updateWithSlice(deps, facts, {

@@ -38,7 +38,11 @@ export function references(command: IssueApiKey): AccessLookup {
 const KEY_HASH = /^[0-9a-f]{64}$/;
 
 /** The client must exist (404) and, with If-Match, be at the revision the caller saw (409). */
-export function decide(command: IssueApiKey, apiKey: ApiKey | null, meta: CommandMeta & { id: number; references: AccessFacts }): ApiKeyEvent[] {
+export function decide(
+  command: IssueApiKey,
+  apiKey: ApiKey | null,
+  meta: CommandMeta & { id: number; references: AccessFacts },
+): ApiKeyEvent[] {
   // Not input errors but bugs of the caller: a key passed where only its hash may go would be stored for good.
   if (!KEY_HASH.test(command.key_hash)) throw new Error('key_hash must be the SHA-256 hex digest of the key.');
   if (!new RegExp(`^svc_${command.environment}_[A-Za-z0-9_-]{4}…$`).test(command.hint)) {
@@ -51,6 +55,9 @@ export function decide(command: IssueApiKey, apiKey: ApiKey | null, meta: Comman
   const { client_id, environment, key_hash, hint } = command;
   const rotation = command.rotated_from === undefined ? {} : { rotated_from: command.rotated_from };
   return [
-    { type: 'ApiKeyIssued', data: { api_key_id: meta.id, client_id, environment, key_hash, hint, expires_at: expiresAt, ...rotation, at: meta.now } },
+    {
+      type: 'ApiKeyIssued',
+      data: { api_key_id: meta.id, client_id, environment, key_hash, hint, expires_at: expiresAt, ...rotation, at: meta.now },
+    },
   ];
 }

@@ -15,7 +15,9 @@ export const rotateApiKeySchema = z
       .min(0)
       .max(MAX_OVERLAP_SECONDS)
       .optional()
-      .meta({ description: `How long the old key keeps working next to the new one (default ${DEFAULT_OVERLAP_SECONDS}, at most ${MAX_OVERLAP_SECONDS}).` }),
+      .meta({
+        description: `How long the old key keeps working next to the new one (default ${DEFAULT_OVERLAP_SECONDS}, at most ${MAX_OVERLAP_SECONDS}).`,
+      }),
   })
   .strict();
 
@@ -36,7 +38,13 @@ export function decide(command: RotateApiKey, apiKey: ApiKey | null, meta: Comma
   return [
     {
       type: 'ApiKeyRotated',
-      data: { api_key_id: meta.id, client_id: command.client_id, successor_key_id: command.successor_key_id, rotation_ends_at: rotationEndsAt, at: meta.now },
+      data: {
+        api_key_id: meta.id,
+        client_id: command.client_id,
+        successor_key_id: command.successor_key_id,
+        rotation_ends_at: rotationEndsAt,
+        at: meta.now,
+      },
     },
   ];
 }

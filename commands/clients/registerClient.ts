@@ -20,7 +20,9 @@ export const registerClientSchema = z
     entitlements: entitlementListSchema
       .optional()
       .meta({ description: "Replace the plan's entitlements for this client (omitted = the plan's)." }),
-    limits: planLimitsSchema.optional().meta({ description: "Replace the plan's rate limits and quotas for this client (omitted = the plan's)." }),
+    limits: planLimitsSchema
+      .optional()
+      .meta({ description: "Replace the plan's rate limits and quotas for this client (omitted = the plan's)." }),
   })
   .strict();
 
@@ -32,7 +34,11 @@ export function references(command: RegisterClient): AccessLookup {
 }
 
 /** A client is registered on an active plan (422 naming body.plan otherwise); the event records the plan's id. */
-export function decide(command: RegisterClient, client: Client | null, meta: CommandMeta & { id: number; references: AccessFacts }): ClientEvent[] {
+export function decide(
+  command: RegisterClient,
+  client: Client | null,
+  meta: CommandMeta & { id: number; references: AccessFacts },
+): ClientEvent[] {
   const planId = activePlanId(command.plan, meta.references);
   if (client) throw new Conflict(`Client ${meta.id} already exists.`);
   return [

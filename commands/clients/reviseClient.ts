@@ -29,7 +29,11 @@ export function references(command: ReviseClient): AccessLookup {
 }
 
 /** A client moves only to an active plan (422 naming body.plan, before anything else is looked at). */
-export function decide(command: ReviseClient, client: Client | null, meta: CommandMeta & { id: number; references: AccessFacts }): ClientEvent[] {
+export function decide(
+  command: ReviseClient,
+  client: Client | null,
+  meta: CommandMeta & { id: number; references: AccessFacts },
+): ClientEvent[] {
   const { plan, ...fields } = command;
   const move = plan === undefined ? {} : { plan_id: activePlanId(plan, meta.references) };
   if (!client) throw new NotFound(`Client ${meta.id} does not exist.`);

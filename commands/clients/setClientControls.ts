@@ -8,13 +8,19 @@ import { NotFound } from '../../src/domain/errors.js';
 const MAX_CIDR_BLOCKS = 100;
 
 const cidrListSchema = (what: string) =>
-  z.array(cidrSchema).max(MAX_CIDR_BLOCKS).meta({ description: `${what}; empty = no such policy. At most ${MAX_CIDR_BLOCKS} blocks.` });
+  z
+    .array(cidrSchema)
+    .max(MAX_CIDR_BLOCKS)
+    .meta({ description: `${what}; empty = no such policy. At most ${MAX_CIDR_BLOCKS} blocks.` });
 
 const environmentControlsSchema = z
   .object({
     domain: normalisedDomainSchema
       .nullable()
-      .meta({ description: 'The one authorised host of this environment (exact, normalised); null = none.', example: 'portal.example.com' }),
+      .meta({
+        description: 'The one authorised host of this environment (exact, normalised); null = none.',
+        example: 'portal.example.com',
+      }),
     ip_allow: cidrListSchema('Only callers in these blocks are served (403 IP_NOT_ALLOWED otherwise)'),
     ip_deny: cidrListSchema('Callers in these blocks are refused (403 IP_DENIED), even when allowed'),
   })
@@ -37,8 +43,16 @@ export function decide(command: SetClientControls, client: Client | null, meta: 
   const controls: ClientControls = {
     request_signing: command.request_signing,
     environments: {
-      live: { domain: command.environments.live.domain, ip_allow: command.environments.live.ip_allow, ip_deny: command.environments.live.ip_deny },
-      test: { domain: command.environments.test.domain, ip_allow: command.environments.test.ip_allow, ip_deny: command.environments.test.ip_deny },
+      live: {
+        domain: command.environments.live.domain,
+        ip_allow: command.environments.live.ip_allow,
+        ip_deny: command.environments.live.ip_deny,
+      },
+      test: {
+        domain: command.environments.test.domain,
+        ip_allow: command.environments.test.ip_allow,
+        ip_deny: command.environments.test.ip_deny,
+      },
     },
   };
   if (sameControls(client.controls, controls)) return [];

@@ -23,7 +23,9 @@ export const setClientRestrictionSchema = z
                 community_ids: z
                   .array(positiveId)
                   .max(MAX_COMMUNITIES_PER_STATE)
-                  .meta({ description: "Empty = every published community of the state; otherwise only these (they must be the state's)." }),
+                  .meta({
+                    description: "Empty = every published community of the state; otherwise only these (they must be the state's).",
+                  }),
               })
               .strict(),
           )
@@ -38,7 +40,8 @@ export const setClientRestrictionSchema = z
   .superRefine((body, context) => {
     const seen = new Set<number>();
     body.restriction?.states.forEach((state, index) => {
-      if (seen.has(state.state_id)) context.addIssue({ code: 'custom', path: ['restriction', 'states', index, 'state_id'], message: 'is listed twice' });
+      if (seen.has(state.state_id))
+        context.addIssue({ code: 'custom', path: ['restriction', 'states', index, 'state_id'], message: 'is listed twice' });
       seen.add(state.state_id);
       if (new Set(state.community_ids).size !== state.community_ids.length) {
         context.addIssue({ code: 'custom', path: ['restriction', 'states', index, 'community_ids'], message: 'must not repeat an id' });

@@ -34,7 +34,11 @@ function evaluationSample(publishedProjectIds: readonly number[], size: number):
 }
 
 /** The sample is frozen when the evaluation starts; a catalogue too small to sample refuses it. */
-export function decide(command: StartEvaluation, client: Client | null, meta: CommandMeta & { id: number; references: AccessFacts }): ClientEvent[] {
+export function decide(
+  command: StartEvaluation,
+  client: Client | null,
+  meta: CommandMeta & { id: number; references: AccessFacts },
+): ClientEvent[] {
   if (!client) throw new NotFound(`Client ${meta.id} does not exist.`);
   if (client.access_mode.mode === 'evaluation') throw new Conflict(`Client ${meta.id} is already in Evaluation Mode.`);
   const sample = evaluationSample(meta.references.publishedProjectIds, command.sample_size ?? DEFAULT_SAMPLE_SIZE);

@@ -20,7 +20,6 @@ export const createCommunitySchema = z
 
 export type CreateCommunity = z.infer<typeof createCommunitySchema>;
 
-
 /** The state the command moves the community to, if any. */
 export function references(command: CreateCommunity): CatalogueLookup {
   return { states: command.state_id === undefined ? [] : [command.state_id] };

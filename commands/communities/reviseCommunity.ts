@@ -24,7 +24,6 @@ export const reviseCommunitySchema = z
 
 export type ReviseCommunity = z.infer<typeof reviseCommunitySchema>;
 
-
 /** The state the command moves the community to, if any. */
 export function references(command: ReviseCommunity): CatalogueLookup {
   return { states: command.state_id === undefined ? [] : [command.state_id] };

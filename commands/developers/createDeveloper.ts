@@ -10,7 +10,7 @@ export const websiteSchema = z
   .url({ protocol: /^https?$/, hostname: z.regexes.domain })
   .max(2048)
   .regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM)
-  .meta({ description: 'The developer\'s own site (http or https).', example: 'https://www.example-developer.ae' });
+  .meta({ description: "The developer's own site (http or https).", example: 'https://www.example-developer.ae' });
 
 export const establishedYearSchema = z
   .number()

@@ -27,14 +27,21 @@ const invoiceLineSchema = z
       .int()
       .min(0)
       .max(MAX_UNIT_AMOUNT)
-      .meta({ description: "Price of one unit in the currency's minor unit (fils, cents): 150000 is 1,500.00 AED. Never a decimal.", example: 150000 }),
+      .meta({
+        description: "Price of one unit in the currency's minor unit (fils, cents): 150000 is 1,500.00 AED. Never a decimal.",
+        example: 150000,
+      }),
   })
   .strict();
 
 export const approvePlanChangeSchema = z
   .object({
     currency: currencySchema,
-    lines: z.array(invoiceLineSchema).min(1).max(MAX_LINES).meta({ description: 'What the invoice charges; each amount and the total are computed by the service.' }),
+    lines: z
+      .array(invoiceLineSchema)
+      .min(1)
+      .max(MAX_LINES)
+      .meta({ description: 'What the invoice charges; each amount and the total are computed by the service.' }),
   })
   .strict();
 
@@ -50,7 +57,11 @@ export function approvableRequest(command: PlanChangeOfClient, state: PlanChange
 }
 
 /** Issues the itemized invoice; the client's access is still unchanged until the change takes effect. */
-export function decide(command: ApprovePlanChange, state: PlanChangeRequest | null, meta: CommandMeta & { id: number }): PlanChangeRequestEvent[] {
+export function decide(
+  command: ApprovePlanChange,
+  state: PlanChangeRequest | null,
+  meta: CommandMeta & { id: number },
+): PlanChangeRequestEvent[] {
   const request = approvableRequest(command, state, meta.id);
   const sequence = meta.allocatedIds?.invoice;
   if (sequence === undefined) throw new Error('approvePlanChange needs an allocated invoice id.');

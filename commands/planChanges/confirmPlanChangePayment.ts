@@ -33,7 +33,10 @@ export function takeEffect(
     const plan = meta.references.plansById.get(request.to_plan_id);
     if (!plan) throw new Error(`Plan change request ${meta.id} names plan ${request.to_plan_id}, which does not exist.`);
     if (!plan.active) {
-      throw new Conflict(`Plan '${plan.key}' is no longer active; reactivate it before the change takes effect.`, { plan: plan.key, plan_active: false });
+      throw new Conflict(`Plan '${plan.key}' is no longer active; reactivate it before the change takes effect.`, {
+        plan: plan.key,
+        plan_active: false,
+      });
     }
   }
   requireStatus(request, ['approved'], 'made effective');

@@ -9,7 +9,9 @@ import { longText } from '../../src/catalogue/text.js';
 export const submitPlanChangeSchema = z
   .object({
     plan: clientPlanSchema.meta({ description: 'The key of the active plan the client asks to move to.', example: 'professional' }),
-    note: longText(2000, { min: 1, trim: true }).optional().meta({ description: "The client's reasons or wishes, for the reviewing staff." }),
+    note: longText(2000, { min: 1, trim: true })
+      .optional()
+      .meta({ description: "The client's reasons or wishes, for the reviewing staff." }),
   })
   .strict();
 

@@ -1,12 +1,6 @@
 import type { z } from 'zod';
 import { imageRefSchema } from '../../src/catalogue/imageRef.js';
-import {
-  activeProject,
-  allocatedId,
-  floorPlanFieldsSchema,
-  type Project,
-  type ProjectEvent,
-} from '../../src/catalogue/project.js';
+import { activeProject, allocatedId, floorPlanFieldsSchema, type Project, type ProjectEvent } from '../../src/catalogue/project.js';
 import {
   throwIfAnyProblem,
   type CatalogueFacts,
@@ -27,7 +21,6 @@ export const addFloorPlanSchema = floorPlanFieldsSchema
   .strict();
 
 export type AddFloorPlan = z.infer<typeof addFloorPlanSchema>;
-
 
 /** The unit type the floor plan names, if any. */
 export function references(command: AddFloorPlan): CatalogueLookup {

@@ -1,12 +1,6 @@
 import type { z } from 'zod';
 import { imageRefSchema } from '../../src/catalogue/imageRef.js';
-import {
-  activeProject,
-  allocatedId,
-  galleryPictureFieldsSchema,
-  type Project,
-  type ProjectEvent,
-} from '../../src/catalogue/project.js';
+import { activeProject, allocatedId, galleryPictureFieldsSchema, type Project, type ProjectEvent } from '../../src/catalogue/project.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 
 const fields = galleryPictureFieldsSchema.shape;

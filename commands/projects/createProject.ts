@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  projectFieldsSchema,
-  projectStatuses,
-  requireUniqueIds,
-  type Project,
-  type ProjectEvent,
-} from '../../src/catalogue/project.js';
+import { projectFieldsSchema, projectStatuses, requireUniqueIds, type Project, type ProjectEvent } from '../../src/catalogue/project.js';
 import {
   missingInList,
   placeLookup,

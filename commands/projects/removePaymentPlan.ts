@@ -9,7 +9,5 @@ export type RemovePaymentPlan = z.infer<typeof removePaymentPlanSchema>;
 export function decide(command: RemovePaymentPlan, state: Project | null, meta: CommandMeta & { id: number }): ProjectEvent[] {
   const project = activeProject(state, meta.id);
   existingItem(project.payment_plans, command.payment_plan_id, 'Payment plan');
-  return [
-    { type: 'PaymentPlanRemoved', data: { project_id: meta.id, payment_plan_id: command.payment_plan_id, at: meta.now } },
-  ];
+  return [{ type: 'PaymentPlanRemoved', data: { project_id: meta.id, payment_plan_id: command.payment_plan_id, at: meta.now } }];
 }

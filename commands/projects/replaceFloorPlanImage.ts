@@ -4,9 +4,7 @@ import { imageRefSchema } from '../../src/catalogue/imageRef.js';
 import { activeProject, existingItem, type Project, type ProjectEvent } from '../../src/catalogue/project.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 
-export const replaceFloorPlanImageSchema = z
-  .object({ floor_plan_id: z.number().int().positive(), image: imageRefSchema })
-  .strict();
+export const replaceFloorPlanImageSchema = z.object({ floor_plan_id: z.number().int().positive(), image: imageRefSchema }).strict();
 
 export type ReplaceFloorPlanImage = z.infer<typeof replaceFloorPlanImageSchema>;
 

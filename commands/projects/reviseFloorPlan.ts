@@ -17,13 +17,9 @@ import {
 import type { CommandMeta } from '../../src/domain/decider.js';
 
 /** Every field but the picture, which replaceFloorPlanImage changes (an image-only change). */
-export const reviseFloorPlanSchema = floorPlanFieldsSchema
-  .partial()
-  .extend({ floor_plan_id: z.number().int().positive() })
-  .strict();
+export const reviseFloorPlanSchema = floorPlanFieldsSchema.partial().extend({ floor_plan_id: z.number().int().positive() }).strict();
 
 export type ReviseFloorPlan = z.infer<typeof reviseFloorPlanSchema>;
-
 
 /** The unit type the floor plan names, if any. */
 export function references(command: ReviseFloorPlan): CatalogueLookup {

@@ -11,10 +11,7 @@ import {
 import type { CommandMeta } from '../../src/domain/decider.js';
 
 /** Caption and position; the picture itself is changed by replaceGalleryPicture (an image-only change). */
-export const reviseGalleryPictureSchema = galleryPictureFieldsSchema
-  .partial()
-  .extend({ media_id: z.number().int().positive() })
-  .strict();
+export const reviseGalleryPictureSchema = galleryPictureFieldsSchema.partial().extend({ media_id: z.number().int().positive() }).strict();
 
 export type ReviseGalleryPicture = z.infer<typeof reviseGalleryPictureSchema>;
 

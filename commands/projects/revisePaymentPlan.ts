@@ -12,10 +12,7 @@ import {
 import type { CommandMeta } from '../../src/domain/decider.js';
 
 /** Milestones are replaced as a whole, so the new list alone must sum to 100 %. */
-export const revisePaymentPlanSchema = paymentPlanFieldsSchema
-  .partial()
-  .extend({ payment_plan_id: z.number().int().positive() })
-  .strict();
+export const revisePaymentPlanSchema = paymentPlanFieldsSchema.partial().extend({ payment_plan_id: z.number().int().positive() }).strict();
 
 export type RevisePaymentPlan = z.infer<typeof revisePaymentPlanSchema>;
 

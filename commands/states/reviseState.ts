@@ -5,10 +5,7 @@ import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 import { createStateSchema } from './createState.js';
 
-export const reviseStateSchema = createStateSchema
-  .partial()
-  .strict()
-  .meta({ description: revisionDescription });
+export const reviseStateSchema = createStateSchema.partial().strict().meta({ description: revisionDescription });
 
 export type ReviseState = z.infer<typeof reviseStateSchema>;
 

@@ -12,7 +12,7 @@ export const createSubCommunitySchema = z
       .number()
       .int()
       .positive()
-      .meta({ description: 'The community it belongs to; must exist. Its state is that community\'s state.' }),
+      .meta({ description: "The community it belongs to; must exist. Its state is that community's state." }),
     name: singleLineText(200, { min: 1 }),
     slug: slugSchema,
     description: longText(20_000).default(''),

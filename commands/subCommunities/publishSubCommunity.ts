@@ -8,7 +8,11 @@ export const publishSubCommunitySchema = z.object({}).strict();
 export type PublishSubCommunity = z.infer<typeof publishSubCommunitySchema>;
 
 /** Publishing a published sub-community changes nothing, so a repeated request is safe and emits nothing. */
-export function decide(_command: PublishSubCommunity, subCommunity: SubCommunity | null, meta: CommandMeta & { id: number }): SubCommunityEvent[] {
+export function decide(
+  _command: PublishSubCommunity,
+  subCommunity: SubCommunity | null,
+  meta: CommandMeta & { id: number },
+): SubCommunityEvent[] {
   if (!subCommunity) throw new NotFound(`Sub-community ${meta.id} does not exist.`);
   if (subCommunity.published) return [];
   return [{ type: 'SubCommunityPublished', data: { sub_community_id: meta.id, at: meta.now } }];

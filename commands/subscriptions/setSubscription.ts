@@ -11,11 +11,15 @@ const instant = (description: string) =>
 
 export const setSubscriptionSchema = z
   .object({
-    status: z.enum(SUBSCRIPTION_STATUSES).meta({ description: 'Only active grants access; draft, suspended and cancelled give 403 SUBSCRIPTION_INACTIVE.' }),
+    status: z
+      .enum(SUBSCRIPTION_STATUSES)
+      .meta({ description: 'Only active grants access; draft, suspended and cancelled give 403 SUBSCRIPTION_INACTIVE.' }),
     period_start: instant('Before it: 403 SUBSCRIPTION_NOT_STARTED (details.starts_at).'),
     period_end: instant('From it on: 403 SUBSCRIPTION_EXPIRED (details.expired_at); null = open-ended.').nullable(),
     trial_ends_at: instant('A trial: from it on, unless paid, 403 TRIAL_ENDED; null = not a trial.').nullable(),
-    payment_due_at: instant('An invoice due: from grace_days after it, unless paid, 403 GRACE_PERIOD_ENDED; null = nothing due.').nullable(),
+    payment_due_at: instant(
+      'An invoice due: from grace_days after it, unless paid, 403 GRACE_PERIOD_ENDED; null = nothing due.',
+    ).nullable(),
     grace_days: z.number().int().min(0).max(90).meta({ description: 'Days after payment_due_at that access continues unpaid.' }),
     paid: z.boolean().meta({ description: 'The current invoice (or the trial conversion) is paid.' }),
   })

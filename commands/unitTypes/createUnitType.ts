@@ -1,11 +1,19 @@
 import { z } from 'zod';
-import { bedroomsFitKind, bedroomsRuleFor, unitTypeKinds, type UnitType, type UnitTypeEvent, type UnitTypeKind } from '../../src/catalogue/unitType.js';
+import {
+  bedroomsFitKind,
+  bedroomsRuleFor,
+  unitTypeKinds,
+  type UnitType,
+  type UnitTypeEvent,
+  type UnitTypeKind,
+} from '../../src/catalogue/unitType.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
 import { singleLineText } from '../../src/catalogue/text.js';
 
 export const unitTypeKindSchema = z.enum(unitTypeKinds).meta({
-  description: 'studio: bedrooms 0; bedrooms: bedrooms 1..5; bedrooms_or_more: bedrooms 6 (shown as 6+); other: bedrooms null (offices, retail, duplex).',
+  description:
+    'studio: bedrooms 0; bedrooms: bedrooms 1..5; bedrooms_or_more: bedrooms 6 (shown as 6+); other: bedrooms null (offices, retail, duplex).',
 });
 
 export const createUnitTypeSchema = z

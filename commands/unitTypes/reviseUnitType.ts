@@ -6,10 +6,7 @@ import { NotFound } from '../../src/domain/errors.js';
 import { createUnitTypeSchema, refuseMismatchedBedrooms } from './createUnitType.js';
 
 /** Every field is optional; kind and bedrooms must still fit together once the revision is applied. */
-export const reviseUnitTypeSchema = createUnitTypeSchema
-  .partial()
-  .strict()
-  .meta({ description: revisionDescription });
+export const reviseUnitTypeSchema = createUnitTypeSchema.partial().strict().meta({ description: revisionDescription });
 
 export type ReviseUnitType = z.infer<typeof reviseUnitTypeSchema>;
 

@@ -51,9 +51,7 @@ export type CatalogueRestriction = { states: Array<{ state_id: number; community
  * Evaluation Mode (Authentication rule 9): test keys only, a frozen sample of projects fixed when it
  * starts. A client leaves it by commercial activation; until then staff (or the safety threshold) may pause it.
  */
-export type AccessMode =
-  | { mode: 'commercial' }
-  | { mode: 'evaluation'; sample_project_ids: number[]; started_at: string; paused: boolean };
+export type AccessMode = { mode: 'commercial' } | { mode: 'evaluation'; sample_project_ids: number[]; started_at: string; paused: boolean };
 
 export const COMMERCIAL_ACTIVATION_REASONS = ['payment', 'staff_authorisation'] as const;
 export type CommercialActivationReason = (typeof COMMERCIAL_ACTIVATION_REASONS)[number];
@@ -80,7 +78,12 @@ export type ClientEvent =
  * An API consumer (an agency, a portal). The aggregate's state is null before ClientRegistered. Only an
  * active client's keys are served: suspended and inactive clients get their own 403 codes.
  */
-export type Client = ClientFields & { status: ClientStatus; controls: ClientControls; restriction: CatalogueRestriction; access_mode: AccessMode };
+export type Client = ClientFields & {
+  status: ClientStatus;
+  controls: ClientControls;
+  restriction: CatalogueRestriction;
+  access_mode: AccessMode;
+};
 
 export const clientStream = (id: number): string => `client-${id}`;
 
@@ -88,7 +91,17 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
   switch (event.type) {
     case 'ClientRegistered': {
       const { name, plan_id, scopes, entitlements } = event.data;
-      return { name, plan_id, scopes, entitlements, limits: event.data.limits ?? null, status: 'active', controls: noClientControls(), restriction: null, access_mode: { mode: 'commercial' } };
+      return {
+        name,
+        plan_id,
+        scopes,
+        entitlements,
+        limits: event.data.limits ?? null,
+        status: 'active',
+        controls: noClientControls(),
+        restriction: null,
+        access_mode: { mode: 'commercial' },
+      };
     }
     case 'ClientRevised':
       return client && { ...client, ...event.data.changes };

@@ -156,7 +156,8 @@ export function placeProblems(place: Place, facts: CatalogueFacts): ReferencePro
     if (!subCommunity) {
       problems['body.sub_community_id'] = `sub-community ${place.sub_community_id} does not exist`;
     } else if (subCommunity.community_id !== place.community_id) {
-      problems['body.sub_community_id'] = `sub-community ${place.sub_community_id} lies in community ${subCommunity.community_id}, not in community ${place.community_id}`;
+      problems['body.sub_community_id'] =
+        `sub-community ${place.sub_community_id} lies in community ${subCommunity.community_id}, not in community ${place.community_id}`;
     }
   }
   return problems;

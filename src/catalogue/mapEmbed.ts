@@ -35,7 +35,8 @@ const KEPT_ATTRIBUTES = ['src', 'width', 'height', 'frameborder', 'allowfullscre
 type KeptAttribute = (typeof KEPT_ATTRIBUTES)[number];
 const DROPPED_ATTRIBUTES: ReadonlySet<string> = new Set(['style']);
 
-const describeService = (service: (typeof MAP_EMBED_SERVICES)[number]) => `${service.host}${service.path}${service.pathIsPrefix ? '...' : ''}`;
+const describeService = (service: (typeof MAP_EMBED_SERVICES)[number]) =>
+  `${service.host}${service.path}${service.pathIsPrefix ? '...' : ''}`;
 
 export const MAP_EMBED_RULE =
   `exactly one <iframe> and nothing else, whose src is an https address of ${MAP_EMBED_SERVICES.map(describeService).join(', ')}; ` +
@@ -74,7 +75,9 @@ function checkedAttribute(name: KeptAttribute, value: string): Verdict {
     case 'frameborder':
       return value === '0' || value === '1' ? { ok: true, html: value } : refused('frameborder must be 0 or 1');
     case 'allowfullscreen':
-      return ['', 'allowfullscreen', 'true'].includes(value.toLowerCase()) ? { ok: true, html: '' } : refused('allowfullscreen takes no value');
+      return ['', 'allowfullscreen', 'true'].includes(value.toLowerCase())
+        ? { ok: true, html: '' }
+        : refused('allowfullscreen takes no value');
     case 'loading':
       return value === 'lazy' || value === 'eager' ? { ok: true, html: value } : refused('loading must be lazy or eager');
     case 'referrerpolicy':
@@ -148,5 +151,6 @@ export const mapEmbedHtmlSchema = z
     description:
       `A map to show on the project's page, as HTML: ${MAP_EMBED_RULE}. Anything else is refused with 422. ` +
       'Stored and served in a canonical form the service writes (attributes in a fixed order, values escaped).',
-    example: '<iframe src="https://www.openstreetmap.org/export/embed.html?bbox=55.13%2C25.07%2C55.15%2C25.09&amp;layer=mapnik" width="600" height="450" loading="lazy"></iframe>',
+    example:
+      '<iframe src="https://www.openstreetmap.org/export/embed.html?bbox=55.13%2C25.07%2C55.15%2C25.09&amp;layer=mapnik" width="600" height="450" loading="lazy"></iframe>',
   });

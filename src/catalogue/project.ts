@@ -116,7 +116,10 @@ export const videoFileSchema = z
   .strict();
 export type VideoFile = z.infer<typeof videoFileSchema>;
 
-const webUrlSchema = z.url({ protocol: /^https?$/ }).max(2_000).regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM);
+const webUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2_000)
+  .regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM);
 
 export const videoSchema = z
   .object({
@@ -129,9 +132,7 @@ export const videoSchema = z
   .strict();
 export type Video = z.infer<typeof videoSchema>;
 
-export const amenitySchema = z
-  .object({ name: singleLineText(200, { min: 1 }), icon: singleLineText(100, { min: 1 }).nullable() })
-  .strict();
+export const amenitySchema = z.object({ name: singleLineText(200, { min: 1 }), icon: singleLineText(100, { min: 1 }).nullable() }).strict();
 export type Amenity = z.infer<typeof amenitySchema>;
 
 export const nearbyPlaceSchema = z
@@ -143,9 +144,7 @@ export const nearbyPlaceSchema = z
   .strict();
 export type NearbyPlace = z.infer<typeof nearbyPlaceSchema>;
 
-export const paymentMethodSchema = z
-  .object({ name: singleLineText(200, { min: 1 }), description: longText(2_000).nullable() })
-  .strict();
+export const paymentMethodSchema = z.object({ name: singleLineText(200, { min: 1 }), description: longText(2_000).nullable() }).strict();
 export type PaymentMethod = z.infer<typeof paymentMethodSchema>;
 
 export const faqSchema = z

@@ -164,10 +164,10 @@ async function execute<State, Event extends DomainEvent>(
 ): Promise<CommandResult<State, Event>> {
   const { aggregate } = options;
   const sequences = ['idSequence' in target ? [target.idSequence] : [], options.allocate ?? []].flat();
-  if (new Set(sequences).size !== sequences.length) throw new Error(`A command cannot take two ids of one sequence: ${sequences.join(', ')}.`);
+  if (new Set(sequences).size !== sequences.length)
+    throw new Error(`A command cannot take two ids of one sequence: ${sequences.join(', ')}.`);
   const now = deps.clock().toISOString();
-  const ownerExists = async (ownerId: number) =>
-    (await deps.eventStore.readStream(aggregate.streamName(ownerId))).length > 0;
+  const ownerExists = async (ownerId: number) => (await deps.eventStore.readStream(aggregate.streamName(ownerId))).length > 0;
 
   for (let attempt = 1; ; attempt++) {
     const peeked = await Promise.all(sequences.map((sequence) => peekNextId(deps.eventStore, sequence)));

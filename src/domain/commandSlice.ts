@@ -59,7 +59,10 @@ export function createWithSlice<Command, State, Event extends DomainEvent, Looku
   const options = { ...baseOptions(command), idSequence: command.aggregate.category };
   const { references } = slice;
   if (!references) {
-    return createAggregate(deps, { ...options, decide: (state, meta) => slice.decide(command.command, state, { ...meta, references: facts.none }) });
+    return createAggregate(deps, {
+      ...options,
+      decide: (state, meta) => slice.decide(command.command, state, { ...meta, references: facts.none }),
+    });
   }
   return createAggregateWithReferences(deps, {
     ...options,
@@ -82,7 +85,10 @@ export function updateWithSlice<Command, State, Event extends DomainEvent, Looku
   };
   const { references } = slice;
   if (!references) {
-    return updateAggregate(deps, { ...options, decide: (state, meta) => slice.decide(command.command, state, { ...meta, references: facts.none }) });
+    return updateAggregate(deps, {
+      ...options,
+      decide: (state, meta) => slice.decide(command.command, state, { ...meta, references: facts.none }),
+    });
   }
   return updateAggregateWithReferences(deps, {
     ...options,

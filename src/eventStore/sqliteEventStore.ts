@@ -37,7 +37,16 @@ const SCHEMA = `
 
 /** Column order shared by every event SELECT, read as raw arrays (no per-row object built by the driver). */
 const EVENT_COLUMNS = 'event_id, type, data, metadata, stream_name, stream_revision, position, recorded_at';
-export type EventRow = [id: string, type: string, data: string, metadata: string, streamName: string, revision: number, position: number, recordedAt: string];
+export type EventRow = [
+  id: string,
+  type: string,
+  data: string,
+  metadata: string,
+  streamName: string,
+  revision: number,
+  position: number,
+  recordedAt: string,
+];
 
 const EMPTY_METADATA = '{}';
 
@@ -126,7 +135,15 @@ function eventsOf(page: ReadPage, types: string[]): RecordedEvent[] {
   let start = 0;
   for (let index = 0; index < page.count; index++) {
     const at = index * 5;
-    events[index] = new PageEvent(text, ends, at, start, types[numbers[index * 3]!]!, numbers[index * 3 + 1]!, BigInt(numbers[index * 3 + 2]!));
+    events[index] = new PageEvent(
+      text,
+      ends,
+      at,
+      start,
+      types[numbers[index * 3]!]!,
+      numbers[index * 3 + 1]!,
+      BigInt(numbers[index * 3 + 2]!),
+    );
     start = ends[at + 4]!;
   }
   return events;
@@ -282,7 +299,7 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
 
   /** An in-memory database has no file another connection could open. */
   async function* readAheadOnThisThread(after: bigint, pageSize: number): AsyncGenerator<RecordedEvent[]> {
-    for (let position = after; ; ) {
+    for (let position = after; ;) {
       const page = readAllAfter(position, pageSize);
       yield page;
       if (page.length === 0) return;

@@ -38,11 +38,12 @@ export type AdminTokenSource =
  * first start (32 random bytes, base64url) with mode 0600. The file is created exclusively, so two
  * processes starting together end up with the same token.
  */
-export async function resolveAdminToken(options: {
-  adminToken?: string;
-  dataDir: string;
-}): Promise<{ token: string } & AdminTokenSource> {
+export async function resolveAdminToken(options: { adminToken?: string; dataDir: string }): Promise<{ token: string } & AdminTokenSource> {
   if (options.adminToken !== undefined) return { token: options.adminToken, source: 'environment' };
-  const { secret, path, created, permissionsTooOpen } = await ensureSecretFile(options.dataDir, ADMIN_TOKEN_FILE_NAME, ADMIN_TOKEN_MIN_LENGTH);
+  const { secret, path, created, permissionsTooOpen } = await ensureSecretFile(
+    options.dataDir,
+    ADMIN_TOKEN_FILE_NAME,
+    ADMIN_TOKEN_MIN_LENGTH,
+  );
   return { token: secret, source: 'file', path, created, permissionsTooOpen };
 }

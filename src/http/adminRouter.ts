@@ -14,7 +14,13 @@ import { sendData } from './responses.js';
 import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js';
 
 /** Every admin operation: the router serves exactly these and the admin OpenAPI document describes them. */
-export const adminRoutes: readonly AdminRoute[] = [...referenceDataRoutes, ...projectRoutes, ...accessRoutes, ...planChangeRoutes, ...usageRoutes];
+export const adminRoutes: readonly AdminRoute[] = [
+  ...referenceDataRoutes,
+  ...projectRoutes,
+  ...accessRoutes,
+  ...planChangeRoutes,
+  ...usageRoutes,
+];
 
 /** Routes without a body schema accept no body, or an empty JSON object. */
 const NO_BODY = z.object({}).strict().optional();

@@ -95,14 +95,20 @@ function adminRouter(deps: AppDeps): Router {
   const router = Router();
   router.use(noStore);
   router.use(adminAuth(deps.adminToken));
-  router.get('/openapi.yaml', staticDocument('application/yaml', () => adminOpenApiYaml(adminRoutes)));
+  router.get(
+    '/openapi.yaml',
+    staticDocument('application/yaml', () => adminOpenApiYaml(adminRoutes)),
+  );
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
-  router.use('/v1', createAdminRouter(adminRoutes, {
+  router.use(
+    '/v1',
+    createAdminRouter(adminRoutes, {
       eventStore: deps.eventStore,
       readStore: deps.readStore,
       clock: deps.clock,
       ...(deps.pendingUsage ? { pendingUsage: deps.pendingUsage } : {}),
-    }));
+    }),
+  );
   return router;
 }
 

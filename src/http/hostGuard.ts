@@ -55,13 +55,9 @@ export function describeAcceptedHosts(): string {
     .flatMap((entries) => entries ?? [])
     .filter((entry) => !entry.internal)
     .map((entry) => entry.address);
-  return [
-    'localhost',
-    hostname().toLowerCase(),
-    'loopback addresses',
-    ...interfaces,
-    'single-label names that resolve only to these',
-  ].join(', ');
+  return ['localhost', hostname().toLowerCase(), 'loopback addresses', ...interfaces, 'single-label names that resolve only to these'].join(
+    ', ',
+  );
 }
 
 /** What the guard reads of a request (an express Request is one). */
@@ -83,7 +79,10 @@ export interface HostGuard {
  * lookup and no I/O; the first request with a new single-label name waits for one DNS lookup, which
  * concurrent requests with the same Host share.
  */
-export function createHostGuard({ lookup = lookupAll, maxHosts = MAX_REMEMBERED_HOSTS }: { lookup?: LookupAll; maxHosts?: number } = {}): HostGuard {
+export function createHostGuard({
+  lookup = lookupAll,
+  maxHosts = MAX_REMEMBERED_HOSTS,
+}: { lookup?: LookupAll; maxHosts?: number } = {}): HostGuard {
   const verdicts = new Map<string, boolean | Promise<boolean>>();
 
   async function resolvesHere(name: string): Promise<boolean> {

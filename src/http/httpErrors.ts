@@ -22,13 +22,7 @@ export class Unauthenticated extends ApiErrorWithHeaders {
 
 export class MethodNotAllowed extends ApiErrorWithHeaders {
   constructor(allowedMethods: string[], message = `This resource supports ${allowedMethods.join(', ')}.`) {
-    super(
-      405,
-      'METHOD_NOT_ALLOWED',
-      message,
-      { allowed_methods: allowedMethods },
-      { Allow: allowedMethods.join(', ') },
-    );
+    super(405, 'METHOD_NOT_ALLOWED', message, { allowed_methods: allowedMethods }, { Allow: allowedMethods.join(', ') });
   }
 }
 

@@ -103,7 +103,8 @@ const DAY_MS = 86_400_000;
 
 function refuseOutsideSubscription(subscription: NonNullable<AccessClientDoc['subscription']>, now: number): void {
   if (subscription.status !== 'active') throw new AccessRefused('SUBSCRIPTION_INACTIVE', { status: subscription.status });
-  if (now < Date.parse(subscription.period_start)) throw new AccessRefused('SUBSCRIPTION_NOT_STARTED', { starts_at: subscription.period_start });
+  if (now < Date.parse(subscription.period_start))
+    throw new AccessRefused('SUBSCRIPTION_NOT_STARTED', { starts_at: subscription.period_start });
   if (subscription.period_end !== null && now >= Date.parse(subscription.period_end)) {
     throw new AccessRefused('SUBSCRIPTION_EXPIRED', { expired_at: subscription.period_end });
   }
@@ -116,4 +117,3 @@ function refuseOutsideSubscription(subscription: NonNullable<AccessClientDoc['su
     if (now >= graceEndsAt) throw new AccessRefused('GRACE_PERIOD_ENDED', { grace_period_ended_at: new Date(graceEndsAt).toISOString() });
   }
 }
-

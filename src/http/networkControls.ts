@@ -56,7 +56,10 @@ export function networkControls(trustedProxies: readonly string[] = []): Request
         });
       }
     } else if (normaliseHost(declared) !== controls.domain) {
-      throw new AccessRefused('DOMAIN_NOT_ALLOWED', { header: 'X-Client-Domain', received: normaliseHost(declared) ?? declared.slice(0, 255) });
+      throw new AccessRefused('DOMAIN_NOT_ALLOWED', {
+        header: 'X-Client-Domain',
+        received: normaliseHost(declared) ?? declared.slice(0, 255),
+      });
     }
     if (origin !== undefined && originHost(origin) !== controls.domain) {
       throw new AccessRefused('ORIGIN_MISMATCH', { header: 'Origin', received: originHost(origin) ?? origin.slice(0, 255) });
@@ -109,7 +112,10 @@ export function clientAddress(req: Request, trusted: BlockList | null): string |
   if (peer === undefined) return null;
   let address = normaliseAddress(peer);
   if (trusted === null || !matches(trusted, address)) return address;
-  const forwarded = (req.get('x-forwarded-for') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const forwarded = (req.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (let index = forwarded.length - 1; index >= 0; index--) {
     const entry = forwarded[index]!;
     if (isIP(entry) === 0) throw new BadForwardedFor(entry);

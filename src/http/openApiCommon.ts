@@ -29,7 +29,10 @@ const errorBody = (id: string, codes: readonly [string, ...string[]], descriptio
 
 const REQUEST_ID_DESCRIPTION =
   'Identifies the request in logs. An incoming X-Request-Id of 1-128 characters [A-Za-z0-9._:-] is kept; otherwise a uuid is generated.';
-export const requestIdParameter = z.string().optional().meta({ description: REQUEST_ID_DESCRIPTION, param: { id: 'XRequestId' } });
+export const requestIdParameter = z
+  .string()
+  .optional()
+  .meta({ description: REQUEST_ID_DESCRIPTION, param: { id: 'XRequestId' } });
 export const requestIdHeader = z.string().meta({ description: REQUEST_ID_DESCRIPTION, header: { id: 'XRequestId' } });
 export const errorResponse = (
   id: string,
@@ -43,4 +46,3 @@ export const errorResponse = (
   headers: z.object({ 'X-Request-Id': requestIdHeader, ...extraHeaders }),
   content: { 'application/json': { schema: errorBody(`${id}Error`, codes, codeDescription) } },
 });
-

@@ -31,7 +31,10 @@ export function createLimits(redisUrl: string | undefined, logger: Logger, optio
       } catch (error) {
         if (!(error instanceof LimitsUnavailable)) throw error;
         if (outageSince === null) {
-          logger.warn({ component: 'limits', err: error }, 'Redis unreachable: rate limits and quotas are kept in process until it answers');
+          logger.warn(
+            { component: 'limits', err: error },
+            'Redis unreachable: rate limits and quotas are kept in process until it answers',
+          );
         }
         outageSince = now();
         return local.consume(request);

@@ -60,11 +60,7 @@ export interface ConsumeRequest {
   usageFloor?: UsageFloor;
 }
 
-export type LimitCode =
-  | 'BURST_LIMIT_EXCEEDED'
-  | 'PER_MINUTE_LIMIT_EXCEEDED'
-  | 'DAILY_LIMIT_EXCEEDED'
-  | 'MONTHLY_LIMIT_EXCEEDED';
+export type LimitCode = 'BURST_LIMIT_EXCEEDED' | 'PER_MINUTE_LIMIT_EXCEEDED' | 'DAILY_LIMIT_EXCEEDED' | 'MONTHLY_LIMIT_EXCEEDED';
 
 /**
  * A calendar quota after the request (allowed) or as it stands (refused). Usage is counted even without a
@@ -273,12 +269,7 @@ function quotaState(limit: number | null, used: number, resetAt: Date): QuotaSta
  * The result both adapters answer. For an allowed request the snapshot is the state after recording it
  * (window counts and usage include it); for a refusal, the state left untouched.
  */
-export function consumeResult(
-  request: ConsumeRequest,
-  nowMs: number,
-  snapshot: LimitSnapshot,
-  refusal: LimitCode | null,
-): ConsumeResult {
+export function consumeResult(request: ConsumeRequest, nowMs: number, snapshot: LimitSnapshot, refusal: LimitCode | null): ConsumeResult {
   const day = dhakaDayOf(nowMs);
   const { policy } = request;
   const rateLimit = { limit: policy.perMinute, remaining: Math.max(0, policy.perMinute - snapshot.minuteCount) };
@@ -286,9 +277,7 @@ export function consumeResult(
   const monthly = quotaState(policy.monthly, snapshot.monthUsed, day.monthResetAt);
   if (refusal === null) {
     const overageUnits =
-      request.chargesQuota && policy.monthly !== null
-        ? Math.min(request.units, Math.max(0, snapshot.monthUsed - policy.monthly))
-        : 0;
+      request.chargesQuota && policy.monthly !== null ? Math.min(request.units, Math.max(0, snapshot.monthUsed - policy.monthly)) : 0;
     return { allowed: true, overage: overageUnits > 0, overageUnits, rateLimit, daily, monthly };
   }
   const resetAt = refusalResetAt(refusal, policy, snapshot, daily, monthly);
@@ -296,13 +285,7 @@ export function consumeResult(
   return { allowed: false, code: refusal, retryAfterSeconds, resetAt, rateLimit, daily, monthly };
 }
 
-function refusalResetAt(
-  refusal: LimitCode,
-  policy: LimitPolicy,
-  snapshot: LimitSnapshot,
-  daily: QuotaState,
-  monthly: QuotaState,
-): Date {
+function refusalResetAt(refusal: LimitCode, policy: LimitPolicy, snapshot: LimitSnapshot, daily: QuotaState, monthly: QuotaState): Date {
   switch (refusal) {
     // A full window is never empty, so the oldest request is known; counting from it, the window has
     // room again the moment that request leaves.

@@ -91,7 +91,15 @@ export function createUsageLedger(
   const now = options.now ?? Date.now;
   const writer = options.writer ?? `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
   const months = new Map<string, MonthUsage>();
-  const indexes = readStore.ensureIndexes(USAGE_COLLECTION, [{ keys: [['client_id', 1], ['environment', 1], ['month', 1]] }]);
+  const indexes = readStore.ensureIndexes(USAGE_COLLECTION, [
+    {
+      keys: [
+        ['client_id', 1],
+        ['environment', 1],
+        ['month', 1],
+      ],
+    },
+  ]);
   let flushing: Promise<void> | null = null;
   let flushFailing = false;
 
@@ -105,7 +113,18 @@ export function createUsageLedger(
     const key = `${clientId}:${environment}:${month}`;
     let usage = months.get(key);
     if (!usage) {
-      usage = { clientId, environment, month, monthUsed: 0, days: new Map(), overage: new Map(), version: 0, flushedVersion: 0, durable: null, loaded: false };
+      usage = {
+        clientId,
+        environment,
+        month,
+        monthUsed: 0,
+        days: new Map(),
+        overage: new Map(),
+        version: 0,
+        flushedVersion: 0,
+        durable: null,
+        loaded: false,
+      };
       months.set(key, usage);
     }
     lastUsage = usage;

@@ -16,7 +16,8 @@ export function withFields<Doc extends object>(doc: Doc, fields: Partial<Doc>): 
   const copy = copyOf(doc) as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     // As the spread would: an own data property, even one named __proto__.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: fields[key as keyof Doc], enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: fields[key as keyof Doc], enumerable: true, writable: true, configurable: true });
     else copy[key] = fields[key as keyof Doc];
   }
   return copy as Doc;

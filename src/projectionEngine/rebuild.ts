@@ -64,7 +64,13 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
   try {
     for (const projection of projections) {
       const generation = await readStore.beginGeneration(projection.collections);
-      targets.push({ projection, handled: new Set(projection.handles), generation, documents: new FreshGenerationDocuments(), promoted: false });
+      targets.push({
+        projection,
+        handled: new Set(projection.handles),
+        generation,
+        documents: new FreshGenerationDocuments(),
+        promoted: false,
+      });
       for (const [collection, indexes] of Object.entries(projection.indexes)) {
         await generation.ensureIndexes(collection, indexes);
       }
@@ -82,7 +88,11 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
       for (const [index, target] of targets.entries()) {
         // The whole page's share was routed above; the halves of a failed page pick their own.
         await projectHalvingOnFailure(page, (events) =>
-          projectEvents(target, events === page ? shares[index]! : events.filter((event) => target.handled.has(event.type)), events.at(-1)!.position),
+          projectEvents(
+            target,
+            events === page ? shares[index]! : events.filter((event) => target.handled.has(event.type)),
+            events.at(-1)!.position,
+          ),
         );
       }
       processed += page.length;

@@ -141,10 +141,7 @@ class ProjectionRunner {
       return;
     }
     this.consecutiveFailures += 1;
-    const delayMs = Math.min(
-      this.options.retryMaxMs,
-      this.options.retryInitialMs * 2 ** Math.min(this.consecutiveFailures - 1, 20),
-    );
+    const delayMs = Math.min(this.options.retryMaxMs, this.options.retryInitialMs * 2 ** Math.min(this.consecutiveFailures - 1, 20));
     this.logger.error(
       { err: error, checkpoint: String(this.committed), attempt: this.consecutiveFailures, retryInMs: delayMs },
       'projection failed; its checkpoint stays where it was',

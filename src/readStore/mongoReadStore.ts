@@ -415,7 +415,9 @@ class MongoEngine implements MongoView {
   private async indexesFor(collection: string): Promise<IndexDescription[]> {
     const byName = new Map<string, IndexDescription>();
     try {
-      const existing = await this.collectionOf(await this.physicalOf(collection)).listIndexes().toArray();
+      const existing = await this.collectionOf(await this.physicalOf(collection))
+        .listIndexes()
+        .toArray();
       for (const index of existing) {
         if (index.name === '_id_') continue;
         byName.set(index.name as string, {

@@ -56,8 +56,7 @@ export interface FindResult<T> {
 
 export type WriteOp =
   /** Insert or replace the whole document. */
-  | { op: 'put'; collection: string; doc: Doc }
-  | { op: 'delete'; collection: string; id: DocId };
+  { op: 'put'; collection: string; doc: Doc } | { op: 'delete'; collection: string; id: DocId };
 
 export interface Checkpoint {
   name: string;

@@ -347,7 +347,10 @@ async function seedProject(
   const slug = `${kebab(name)}-${ordinal + 1}`;
   const withCoordinates = ordinal % 7 !== 3 && random.chance(0.92);
   const location = withCoordinates
-    ? { latitude: round(community.demo.latitude + random.float(-0.012, 0.012), 6), longitude: round(community.demo.longitude + random.float(-0.012, 0.012), 6) }
+    ? {
+        latitude: round(community.demo.latitude + random.float(-0.012, 0.012), 6),
+        longitude: round(community.demo.longitude + random.float(-0.012, 0.012), 6),
+      }
     : null;
   const currency = random.chance(0.05) ? 'USD' : 'AED';
   const basePrice = villas ? random.int(2_500, 25_000) * 1000 : residential ? random.int(420, 3_500) * 1000 : random.int(750, 6_000) * 1000;
@@ -445,7 +448,12 @@ async function seedRelatedResources(
       external_url: external ? `https://www.youtube.com/watch?v=${random.hex(11)}` : null,
       file: external
         ? null
-        : { key: random.hex(32), file_name: `${project.slug}-walkthrough.mp4`, content_type: 'video/mp4', size_bytes: random.int(20, 400) * 1_048_576 },
+        : {
+            key: random.hex(32),
+            file_name: `${project.slug}-walkthrough.mp4`,
+            content_type: 'video/mp4',
+            size_bytes: random.int(20, 400) * 1_048_576,
+          },
       thumbnail: random.chance(0.7) ? imageRef(random, `${project.slug}-video-thumbnail`) : null,
     });
   }
@@ -506,16 +514,24 @@ async function editEarlierProjects(
     } else if (roll < 0.45) {
       const floorPlan = random.pickFrom(Object.values(state.floor_plans));
       if (floorPlan) {
-        await commands.run('replaceFloorPlanImage', { ...params, floorPlanId: floorPlan.floor_plan_id }, {
-          image: { ...floorPlan.image, key: random.hex(32), size_bytes: random.int(150, 2_500) * 1024 },
-        });
+        await commands.run(
+          'replaceFloorPlanImage',
+          { ...params, floorPlanId: floorPlan.floor_plan_id },
+          {
+            image: { ...floorPlan.image, key: random.hex(32), size_bytes: random.int(150, 2_500) * 1024 },
+          },
+        );
       }
     } else if (roll < 0.6) {
       const picture = random.pickFrom(Object.values(state.gallery));
       if (picture) {
-        await commands.run('replaceGalleryPicture', { ...params, mediaId: picture.media_id }, {
-          image: imageRef(random, `${state.slug}-gallery-${picture.media_id}-v2`),
-        });
+        await commands.run(
+          'replaceGalleryPicture',
+          { ...params, mediaId: picture.media_id },
+          {
+            image: imageRef(random, `${state.slug}-gallery-${picture.media_id}-v2`),
+          },
+        );
       }
     } else if (roll < 0.7) {
       const next = nextStatus[target.status];
@@ -525,14 +541,20 @@ async function editEarlierProjects(
       }
     } else if (roll < 0.77) {
       const plan = random.pickFrom(Object.values(state.payment_plans));
-      if (plan) await commands.run('revisePaymentPlan', { ...params, paymentPlanId: plan.payment_plan_id }, random.pick(paymentPlanTemplates));
+      if (plan)
+        await commands.run('revisePaymentPlan', { ...params, paymentPlanId: plan.payment_plan_id }, random.pick(paymentPlanTemplates));
     } else if (roll < 0.83) {
       const picture = random.pickFrom(Object.values(state.gallery));
-      if (picture) await commands.run('reviseGalleryPicture', { ...params, mediaId: picture.media_id }, { caption: random.pick(galleryCaptions) });
+      if (picture)
+        await commands.run('reviseGalleryPicture', { ...params, mediaId: picture.media_id }, { caption: random.pick(galleryCaptions) });
     } else if (roll < 0.87) {
       const floorPlan = random.pickFrom(Object.values(state.floor_plans));
       if (floorPlan) {
-        await commands.run('reviseFloorPlan', { ...params, floorPlanId: floorPlan.floor_plan_id }, { price: random.int(400, 9_000) * 1000 });
+        await commands.run(
+          'reviseFloorPlan',
+          { ...params, floorPlanId: floorPlan.floor_plan_id },
+          { price: random.int(400, 9_000) * 1000 },
+        );
       }
     } else if (roll < 0.9) {
       const pictures = Object.values(state.gallery);
@@ -572,7 +594,18 @@ function projectRevision(random: Random, project: Project): Record<string, unkno
   }
 }
 
-const galleryCaptions = ['Exterior view', 'Lobby', 'Pool deck', 'Living room', 'Master bedroom', 'Kitchen', 'Gym', 'Aerial view', 'Sunset terrace', 'Kids play area'];
+const galleryCaptions = [
+  'Exterior view',
+  'Lobby',
+  'Pool deck',
+  'Living room',
+  'Master bedroom',
+  'Kitchen',
+  'Gym',
+  'Aerial view',
+  'Sunset terrace',
+  'Kids play area',
+];
 
 const paymentPlanTemplates = [
   {
@@ -655,7 +688,9 @@ function projectTypes(mix: readonly string[], villas: boolean): string[] {
 }
 
 function mapEmbed(point: { latitude: number; longitude: number }): string {
-  const box = [point.longitude - 0.01, point.latitude - 0.01, point.longitude + 0.01, point.latitude + 0.01].map((value) => value.toFixed(4));
+  const box = [point.longitude - 0.01, point.latitude - 0.01, point.longitude + 0.01, point.latitude + 0.01].map((value) =>
+    value.toFixed(4),
+  );
   return `<iframe width="600" height="450" src="https://www.openstreetmap.org/export/embed.html?bbox=${box.join('%2C')}&amp;layer=mapnik" loading="lazy"></iframe>`;
 }
 
@@ -669,10 +704,21 @@ const PICTURE_SIZES: Array<[width: number, height: number]> = [
   [1280, 960],
 ];
 
-function imageRef(random: Random, baseName: string, contentType: 'image/jpeg' | 'image/png' | 'image/webp' = random.pick(['image/jpeg', 'image/jpeg', 'image/webp'] as const)) {
+function imageRef(
+  random: Random,
+  baseName: string,
+  contentType: 'image/jpeg' | 'image/png' | 'image/webp' = random.pick(['image/jpeg', 'image/jpeg', 'image/webp'] as const),
+) {
   const [width, height] = random.pick(PICTURE_SIZES);
   const extension = contentType === 'image/jpeg' ? 'jpg' : contentType.slice('image/'.length);
-  return { key: random.hex(32), file_name: `${baseName}.${extension}`, content_type: contentType, width, height, size_bytes: random.int(120, 2_800) * 1024 };
+  return {
+    key: random.hex(32),
+    file_name: `${baseName}.${extension}`,
+    content_type: contentType,
+    width,
+    height,
+    size_bytes: random.int(120, 2_800) * 1024,
+  };
 }
 
 function pdf(random: Random, fileName: string) {
@@ -742,7 +788,10 @@ class Random {
 
   hex(length: number): string {
     let text = '';
-    while (text.length < length) text += Math.floor(this.next() * 0x1_0000_0000).toString(16).padStart(8, '0');
+    while (text.length < length)
+      text += Math.floor(this.next() * 0x1_0000_0000)
+        .toString(16)
+        .padStart(8, '0');
     return text.slice(0, length);
   }
 }

@@ -7,7 +7,15 @@ import { lookupAccess } from '../../src/http/lookupAccess.js';
 import type { ApiKeyEvent } from '../../src/access/apiKey.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
-import { apiKeyEvent, clientEvent, clientRegistered, minute, planDefined, planEvent, type StreamEvent } from '../support/catalogueEvents.js';
+import {
+  apiKeyEvent,
+  clientEvent,
+  clientRegistered,
+  minute,
+  planDefined,
+  planEvent,
+  type StreamEvent,
+} from '../support/catalogueEvents.js';
 import { projectInBatches, recorded } from '../support/projectionHarness.js';
 
 const liveKey = generateApiKey('live');
@@ -53,7 +61,7 @@ beforeAll(async () => {
 afterAll(() => readStore.close());
 
 describe('lookupAccess', () => {
-  it('when a live key is presented, then the context holds its client, key, plan and the plan\'s grants as sets', async () => {
+  it("when a live key is presented, then the context holds its client, key, plan and the plan's grants as sets", async () => {
     await expect(lookupAccess(readStore, liveKey)).resolves.toEqual({
       clientId: 1,
       keyId: 1,
@@ -71,14 +79,14 @@ describe('lookupAccess', () => {
     });
   });
 
-  it('when a test key of a client with its own scopes is presented, then its own scopes replace the plan\'s', async () => {
+  it("when a test key of a client with its own scopes is presented, then its own scopes replace the plan's", async () => {
     const access = await lookupAccess(readStore, testKey);
     expect(access).toMatchObject({ clientId: 2, keyId: 2, environment: 'test', plan: 'professional' });
     expect([...access!.scopes]).toEqual(['states:read']);
     expect([...access!.entitlements]).toEqual(['images', 'floorplans']);
   });
 
-  it('when the key\'s plan is inactive, then the key verifies and is refused with PLAN_INACTIVE', async () => {
+  it("when the key's plan is inactive, then the key verifies and is refused with PLAN_INACTIVE", async () => {
     await expect(lookupAccess(readStore, inactivePlanKey)).rejects.toMatchObject({ status: 403, code: 'PLAN_INACTIVE' });
   });
 

@@ -251,7 +251,8 @@ async function measureInterleaved(
   const rounds = scenarios.map((): autocannon.Result[] => []);
   for (let round = 1; round <= options.rounds; round += 1) {
     process.stdout.write(`  round ${round} of ${options.rounds}\n`);
-    for (const [index, scenario] of scenarios.entries()) rounds[index]!.push(await run(scenario, options.duration / options.rounds, connections));
+    for (const [index, scenario] of scenarios.entries())
+      rounds[index]!.push(await run(scenario, options.duration / options.rounds, connections));
   }
   return scenarios.map((scenario, index) => aggregate(scenario, rounds[index]!));
 }
@@ -287,7 +288,11 @@ async function main(): Promise<void> {
     let base = `${service.origin}/v1`;
     process.stdout.write(`seeding ${options.projects} demo projects in ${dataDir} and waiting for the projector...\n`);
     const seedStarted = performance.now();
-    await waitFor('the service to answer /v1/health', async () => ((await getJson(`${base}/health`)).status === 200 ? true : undefined), service.child);
+    await waitFor(
+      'the service to answer /v1/health',
+      async () => ((await getJson(`${base}/health`)).status === 200 ? true : undefined),
+      service.child,
+    );
     const { key, clientId } = await benchKey(`${service.origin}/admin/v1`, readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
     const auth = { authorization: `Bearer ${key}` };
     // Some demo projects are unpublished or deleted, so the projector has caught up once the number of
@@ -316,7 +321,11 @@ async function main(): Promise<void> {
     children.add(service.child);
     base = `${service.origin}/v1`;
     const restartedAt = performance.now();
-    await waitFor('the restarted service to answer', async () => ((await getJson(`${base}/projects?per_page=1`, auth)).status === 200 ? true : undefined), service.child);
+    await waitFor(
+      'the restarted service to answer',
+      async () => ((await getJson(`${base}/projects?per_page=1`, auth)).status === 200 ? true : undefined),
+      service.child,
+    );
     process.stdout.write(`answering after ${((performance.now() - restartedAt) / 1000).toFixed(1)} s\n`);
 
     const first = await getJson(`${base}/projects?per_page=1&sort=name`, auth);
@@ -324,7 +333,9 @@ async function main(): Promise<void> {
     const detail = await getJson(`${base}/projects/${slug}`, auth);
     if (detail.status !== 200 || !detail.etag) throw new Error(`GET /projects/${slug} answered ${detail.status} without an ETag`);
     const sample = await getJson(`${base}/projects?per_page=100`, auth);
-    const stateSlugs = new Set<string>(sample.body.data.flatMap((project: { state: { slug: string } | null }) => (project.state ? [project.state.slug] : [])));
+    const stateSlugs = new Set<string>(
+      sample.body.data.flatMap((project: { state: { slug: string } | null }) => (project.state ? [project.state.slug] : [])),
+    );
     const listPath = await pickListPage(base, auth, [...stateSlugs]);
 
     const scenarios: Scenario[] = [
@@ -367,14 +378,22 @@ async function main(): Promise<void> {
       const modeService = await startService(dataDir, options, mode.env(options), ['--role', 'api']);
       children.add(modeService.child);
       const url = `${modeService.origin}/v1/projects/${slug}`;
-      const ready = await waitFor('the API process to answer', async () => {
-        const answer = await getJson(url, auth);
-        return answer.status === 200 ? answer : undefined;
-      }, modeService.child);
+      const ready = await waitFor(
+        'the API process to answer',
+        async () => {
+          const answer = await getJson(url, auth);
+          return answer.status === 200 ? answer : undefined;
+        },
+        modeService.child,
+      );
       if (ready.rateLimited !== (mode.id !== 'off')) {
         throw new Error(`the ${mode.label} is not in effect: RateLimit-Limit is ${ready.rateLimited ? 'present' : 'missing'}`);
       }
-      modeScenarios.push({ mode, scenario: { label: `(b) ${mode.label}`, url, headers: auth, expectedStatus: 200 }, pid: modeService.child.pid });
+      modeScenarios.push({
+        mode,
+        scenario: { label: `(b) ${mode.label}`, url, headers: auth, expectedStatus: 200 },
+        pid: modeService.child.pid,
+      });
     }
     const redisMode = modeScenarios.find(({ mode }) => mode.id === 'redis');
     const counter = redisMode ? redisCounter(redis, clientId, redisMode.pid) : null;
@@ -391,7 +410,9 @@ async function main(): Promise<void> {
     for (const [index, { mode }] of modeScenarios.entries()) {
       const measured = measuredModes[index]!;
       limiterResults.push(
-        mode.id === 'redis' && counter ? { mode, measured, commands: await counter.read(measured.responses, options.duration) } : { mode, measured },
+        mode.id === 'redis' && counter
+          ? { mode, measured, commands: await counter.read(measured.responses, options.duration) }
+          : { mode, measured },
       );
     }
     limiterResults.sort((a, b) => LIMITER_MODES.indexOf(a.mode) - LIMITER_MODES.indexOf(b.mode));
@@ -591,7 +612,9 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
   const row = (measured: Measured, ratioText: string) =>
     `${measured.scenario.label.padEnd(width)}  ${Math.round(measured.requestsPerSecond).toLocaleString('en-US').padStart(9)}  ` +
     `${measured.p50.toFixed(1).padStart(7)}  ${measured.p99.toFixed(1).padStart(7)}  ${ratioText}\n`;
-  process.stdout.write(`\n${'scenario'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to (a)\n`);
+  process.stdout.write(
+    `\n${'scenario'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to (a)\n`,
+  );
   for (const measured of results) process.stdout.write(row(measured, ratio(measured).toFixed(2)));
   process.stdout.write(row(fewer, `${ratio(fewer).toFixed(2)} (latency context, not a target)`));
 
@@ -603,7 +626,8 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
       `${'mode'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to limits off\n`,
   );
   for (const result of limiter) {
-    if (result.measured) process.stdout.write(row(result.measured, off ? (result.measured.requestsPerSecond / off.requestsPerSecond).toFixed(3) : 'n/a'));
+    if (result.measured)
+      process.stdout.write(row(result.measured, off ? (result.measured.requestsPerSecond / off.requestsPerSecond).toFixed(3) : 'n/a'));
     else process.stdout.write(`${`(b) ${result.mode.label}`.padEnd(width)}  skipped: ${result.skipped}\n`);
   }
 
@@ -637,9 +661,12 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
           `  run inside the Lua script per request:                        ${perRequest(figures.inScript, requests)}  (${detailOf(SCRIPT_COMMANDS)})\n` +
           `  raw total per request (every command counted, incl. this bench's ${figures.own} CONFIG RESETSTAT): ${perRequest(figures.total, requests)}\n`,
       );
-      if (commands.interference) process.stdout.write(`  WARNING: commandstats is server-wide and other traffic was seen: ${commands.interference}\n`);
+      if (commands.interference)
+        process.stdout.write(`  WARNING: commandstats is server-wide and other traffic was seen: ${commands.interference}\n`);
       if (commands.limiterCounted !== null && commands.limiterCounted < 0.95 * requests) {
-        process.stdout.write("  WARNING: Redis counted fewer requests than were answered: the in-process limiter stood in for part of the run (Redis outage?)\n");
+        process.stdout.write(
+          '  WARNING: Redis counted fewer requests than were answered: the in-process limiter stood in for part of the run (Redis outage?)\n',
+        );
       }
       commandsTarget = { name: commandsTarget.name, met: figures.roundTrips / requests <= 1.05 };
     }

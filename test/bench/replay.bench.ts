@@ -87,7 +87,9 @@ async function measureRound(eventStore: EventStore, readModelsFile: string): Pro
       onProgress: ({ processed, total, eventsPerSecond }) => {
         if (performance.now() - lastReport < 5_000) return;
         lastReport = performance.now();
-        process.stdout.write(`    rebuilding ${format(processed)} / ${format(total)} events, ${format(Math.round(eventsPerSecond))} events/s\n`);
+        process.stdout.write(
+          `    rebuilding ${format(processed)} / ${format(total)} events, ${format(Math.round(eventsPerSecond))} events/s\n`,
+        );
       },
     });
   } finally {

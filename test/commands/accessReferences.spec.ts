@@ -18,7 +18,12 @@ import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
 const fieldsOf = (error: Error) => (error as ApiError).details['fields'];
-const plans = accessFacts({ plans: [{ id: 2, key: 'starter', active: true }, { id: 5, key: 'legacy', active: false }] });
+const plans = accessFacts({
+  plans: [
+    { id: 2, key: 'starter', active: true },
+    { id: 5, key: 'legacy', active: false },
+  ],
+});
 const registered: ClientEvent = {
   type: 'ClientRegistered',
   data: { client_id: 1, name: 'Marina Homes', plan_id: 2, scopes: null, entitlements: null, at: '2024-01-01T00:00:00.000Z' },
@@ -48,7 +53,12 @@ describe('client plans', () => {
   });
 
   it('when a client is moved by plan key, then ClientRevised records the plan id', () => {
-    const moved = accessFacts({ plans: [{ id: 2, key: 'starter', active: true }, { id: 3, key: 'pro', active: true }] });
+    const moved = accessFacts({
+      plans: [
+        { id: 2, key: 'starter', active: true },
+        { id: 3, key: 'pro', active: true },
+      ],
+    });
     revise
       .given([registered])
       .when({ plan: 'pro' }, { references: moved })
@@ -60,7 +70,10 @@ describe('moveClientToPlan', () => {
   const spec = deciderSpec(clientAggregate, moveClientToPlan.decide);
 
   it('when a plan change takes effect, then the client moves to its plan; already there, nothing', () => {
-    spec.given([registered]).when({ plan_id: 3 }).then([{ type: 'ClientRevised', data: { client_id: 1, changes: { plan_id: 3 }, at } }]);
+    spec
+      .given([registered])
+      .when({ plan_id: 3 })
+      .then([{ type: 'ClientRevised', data: { client_id: 1, changes: { plan_id: 3 }, at } }]);
     spec.given([registered]).when({ plan_id: 2 }).then([]);
   });
 });
@@ -78,7 +91,14 @@ describe('client restriction references', () => {
   it('when states or communities are missing or misplaced, then one refusal names each', () => {
     const error = spec
       .given([registered])
-      .when({ restriction: { states: [{ state_id: 9, community_ids: [] }, { state_id: 1, community_ids: [3, 8] }] } })
+      .when({
+        restriction: {
+          states: [
+            { state_id: 9, community_ids: [] },
+            { state_id: 1, community_ids: [3, 8] },
+          ],
+        },
+      })
       .thenThrows('VALIDATION_FAILED');
     expect(fieldsOf(error)).toEqual({
       'body.restriction.states.0.state_id': 'no state has the id 9',
@@ -114,7 +134,9 @@ describe('evaluation sample', () => {
 });
 
 describe('keys and subscriptions of a client', () => {
-  const issue = deciderSpec(apiKeyAggregate, issueApiKey.decide, { references: accessFacts({ clients: { 4: { revision: 6, plan_id: 2 } } }) });
+  const issue = deciderSpec(apiKeyAggregate, issueApiKey.decide, {
+    references: accessFacts({ clients: { 4: { revision: 6, plan_id: 2 } } }),
+  });
   const subscribe = deciderSpec(subscriptionAggregate, setSubscription.decide, { references: accessFacts({}) });
   const anIssue = { environment: 'live' as const, client_id: 4, key_hash: 'a3'.repeat(32), hint: 'svc_live_AbCd…' };
 
@@ -123,12 +145,18 @@ describe('keys and subscriptions of a client', () => {
   });
 
   it('when a key is issued to a client that does not exist, then NOT_FOUND names the client', () => {
-    const error = issue.given([]).when({ ...anIssue, client_id: 7 }).thenThrows('NOT_FOUND');
+    const error = issue
+      .given([])
+      .when({ ...anIssue, client_id: 7 })
+      .thenThrows('NOT_FOUND');
     expect(error.message).toBe('Client 7 does not exist.');
   });
 
   it('when If-Match names another revision of the client, then CONFLICT with both revisions', () => {
-    const error = issue.given([]).when({ ...anIssue, expected_client_revision: 5 }).thenThrows('CONFLICT');
+    const error = issue
+      .given([])
+      .when({ ...anIssue, expected_client_revision: 5 })
+      .thenThrows('CONFLICT');
     expect((error as ApiError).details).toEqual({ expected_revision: 5, current_revision: 6 });
   });
 
@@ -142,6 +170,9 @@ describe('keys and subscriptions of a client', () => {
       grace_days: 7,
       paid: true,
     });
-    subscribe.given([]).when({ ...subscription, client_id: 3 }, { id: 3 }).thenThrows('NOT_FOUND');
+    subscribe
+      .given([])
+      .when({ ...subscription, client_id: 3 }, { id: 3 })
+      .thenThrows('NOT_FOUND');
   });
 });

@@ -40,7 +40,15 @@ describe('issueApiKey', () => {
       .then([
         {
           type: 'ApiKeyIssued',
-          data: { api_key_id: 9, client_id: 4, environment: 'test', key_hash: hashApiKey(key), hint: `${key.slice(0, 13)}…`, expires_at: null, at },
+          data: {
+            api_key_id: 9,
+            client_id: 4,
+            environment: 'test',
+            key_hash: hashApiKey(key),
+            hint: `${key.slice(0, 13)}…`,
+            expires_at: null,
+            at,
+          },
         },
       ]);
   });
@@ -67,7 +75,10 @@ describe('revokeApiKey', () => {
   const spec = deciderSpec(apiKeyAggregate, revokeApiKey);
 
   it('when an active key is revoked through its client, then ApiKeyRevoked is emitted', () => {
-    spec.given([issued]).when({ client_id: 4 }).then([{ type: 'ApiKeyRevoked', data: { api_key_id: 1, client_id: 4, at } }]);
+    spec
+      .given([issued])
+      .when({ client_id: 4 })
+      .then([{ type: 'ApiKeyRevoked', data: { api_key_id: 1, client_id: 4, at } }]);
   });
 
   it('when it is already revoked, then nothing is emitted', () => {
@@ -94,7 +105,10 @@ describe('deactivateApiKey and reactivateApiKey', () => {
   });
 
   it('when an inactive key is reactivated, then ApiKeyReactivated is emitted; an active one, nothing', () => {
-    reactivate.given([issued, deactivated]).when({ client_id: 4 }).then([{ type: 'ApiKeyReactivated', data: { api_key_id: 1, client_id: 4, at } }]);
+    reactivate
+      .given([issued, deactivated])
+      .when({ client_id: 4 })
+      .then([{ type: 'ApiKeyReactivated', data: { api_key_id: 1, client_id: 4, at } }]);
     reactivate.given([issued]).when({ client_id: 4 }).then([]);
   });
 
@@ -119,13 +133,24 @@ describe('issueApiKey with an expiry', () => {
       .then([
         {
           type: 'ApiKeyIssued',
-          data: { api_key_id: 1, client_id: 4, environment: 'live', key_hash: KEY_HASH, hint: 'svc_live_AbCd…', expires_at: '2030-01-01T00:00:00.000Z', at },
+          data: {
+            api_key_id: 1,
+            client_id: 4,
+            environment: 'live',
+            key_hash: KEY_HASH,
+            hint: 'svc_live_AbCd…',
+            expires_at: '2030-01-01T00:00:00.000Z',
+            at,
+          },
         },
       ]);
   });
 
   it('when the expiry is not in the future, then VALIDATION_FAILED names body.expires_at', () => {
-    spec.given([]).when(anIssue({ expires_at: at })).thenThrows('VALIDATION_FAILED');
+    spec
+      .given([])
+      .when(anIssue({ expires_at: at }))
+      .thenThrows('VALIDATION_FAILED');
   });
 });
 
@@ -149,7 +174,10 @@ describe('rotateApiKey', () => {
 
   it('when the key was already rotated, is inactive or revoked, then CONFLICT', () => {
     spec.given([issued, rotated]).when({ client_id: 4, successor_key_id: 3 }).thenThrows('CONFLICT');
-    spec.given([issued, { type: 'ApiKeyDeactivated', data: { api_key_id: 1, client_id: 4, at } }]).when({ client_id: 4, successor_key_id: 3 }).thenThrows('CONFLICT');
+    spec
+      .given([issued, { type: 'ApiKeyDeactivated', data: { api_key_id: 1, client_id: 4, at } }])
+      .when({ client_id: 4, successor_key_id: 3 })
+      .thenThrows('CONFLICT');
     spec.given([issued, revoked]).when({ client_id: 4, successor_key_id: 3 }).thenThrows('CONFLICT');
   });
 

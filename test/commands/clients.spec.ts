@@ -15,7 +15,12 @@ import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 const at = defaultMeta.now;
 
 /** Plan 2 (starter) and plan 3 (pro) take clients. */
-const plans = accessFacts({ plans: [{ id: 2, key: 'starter', active: true }, { id: 3, key: 'pro', active: true }] });
+const plans = accessFacts({
+  plans: [
+    { id: 2, key: 'starter', active: true },
+    { id: 3, key: 'pro', active: true },
+  ],
+});
 
 const aClient = (overrides: Partial<RegisterClient> = {}): RegisterClient => ({ name: 'Marina Homes', plan: 'starter', ...overrides });
 
@@ -35,7 +40,12 @@ describe('registerClient', () => {
     spec
       .given([])
       .when(aClient(), { id: 7 })
-      .then([{ type: 'ClientRegistered', data: { client_id: 7, name: 'Marina Homes', plan_id: 2, scopes: null, entitlements: null, limits: null, at } }]);
+      .then([
+        {
+          type: 'ClientRegistered',
+          data: { client_id: 7, name: 'Marina Homes', plan_id: 2, scopes: null, entitlements: null, limits: null, at },
+        },
+      ]);
   });
 
   it('when a client is registered with its own lists, then they are recorded in the order the spec lists them', () => {
@@ -45,7 +55,15 @@ describe('registerClient', () => {
       .then([
         {
           type: 'ClientRegistered',
-          data: { client_id: 1, name: 'Marina Homes', plan_id: 2, scopes: ['projects:read', 'media:read'], entitlements: [], limits: null, at },
+          data: {
+            client_id: 1,
+            name: 'Marina Homes',
+            plan_id: 2,
+            scopes: ['projects:read', 'media:read'],
+            entitlements: [],
+            limits: null,
+            at,
+          },
         },
       ]);
   });
@@ -66,7 +84,10 @@ describe('reviseClient', () => {
   });
 
   it('when nothing differs from the current values, then nothing is emitted', () => {
-    spec.given([registered, withOwnScopes]).when({ plan: 'starter', scopes: ['media:read', 'projects:read'] }).then([]);
+    spec
+      .given([registered, withOwnScopes])
+      .when({ plan: 'starter', scopes: ['media:read', 'projects:read'] })
+      .then([]);
   });
 
   it('when no field is given, then it is refused with VALIDATION_FAILED', () => {
@@ -100,14 +121,23 @@ describe('changeClientStatus', () => {
 describe('setClientControls', () => {
   const spec = deciderSpec(clientAggregate, setClientControls);
   const none = { domain: null, ip_allow: [], ip_deny: [] };
-  const controls = { request_signing: true, environments: { live: { domain: 'portal.example.com', ip_allow: ['203.0.113.0/24'], ip_deny: [] }, test: none } };
+  const controls = {
+    request_signing: true,
+    environments: { live: { domain: 'portal.example.com', ip_allow: ['203.0.113.0/24'], ip_deny: [] }, test: none },
+  };
 
   it('when controls are set, then ClientControlsSet records them whole', () => {
-    spec.given([registered]).when(controls).then([{ type: 'ClientControlsSet', data: { client_id: 1, controls, at } }]);
+    spec
+      .given([registered])
+      .when(controls)
+      .then([{ type: 'ClientControlsSet', data: { client_id: 1, controls, at } }]);
   });
 
   it('when the same controls are set again, then nothing is recorded', () => {
-    spec.given([registered, { type: 'ClientControlsSet', data: { client_id: 1, controls, at } }]).when(controls).then([]);
+    spec
+      .given([registered, { type: 'ClientControlsSet', data: { client_id: 1, controls, at } }])
+      .when(controls)
+      .then([]);
   });
 
   it('when the client does not exist, then NOT_FOUND', () => {
@@ -121,22 +151,51 @@ describe('setClientRestriction', () => {
   });
   const restricted: ClientEvent = {
     type: 'ClientRestrictionSet',
-    data: { client_id: 1, restriction: { states: [{ state_id: 1, community_ids: [] }, { state_id: 2, community_ids: [3, 5] }] }, at },
+    data: {
+      client_id: 1,
+      restriction: {
+        states: [
+          { state_id: 1, community_ids: [] },
+          { state_id: 2, community_ids: [3, 5] },
+        ],
+      },
+      at,
+    },
   };
 
   it('when a restriction is set, then ClientRestrictionSet records it with states and communities in id order', () => {
     spec
       .given([registered])
-      .when({ restriction: { states: [{ state_id: 2, community_ids: [5, 3] }, { state_id: 1, community_ids: [] }] } })
+      .when({
+        restriction: {
+          states: [
+            { state_id: 2, community_ids: [5, 3] },
+            { state_id: 1, community_ids: [] },
+          ],
+        },
+      })
       .then([restricted]);
   });
 
   it('when the same restriction is set again in another order, then nothing is recorded', () => {
-    spec.given([registered, restricted]).when({ restriction: { states: [{ state_id: 2, community_ids: [3, 5] }, { state_id: 1, community_ids: [] }] } }).then([]);
+    spec
+      .given([registered, restricted])
+      .when({
+        restriction: {
+          states: [
+            { state_id: 2, community_ids: [3, 5] },
+            { state_id: 1, community_ids: [] },
+          ],
+        },
+      })
+      .then([]);
   });
 
   it('when the restriction is lifted, then null is recorded; lifting it again records nothing', () => {
-    spec.given([registered, restricted]).when({ restriction: null }).then([{ type: 'ClientRestrictionSet', data: { client_id: 1, restriction: null, at } }]);
+    spec
+      .given([registered, restricted])
+      .when({ restriction: null })
+      .then([{ type: 'ClientRestrictionSet', data: { client_id: 1, restriction: null, at } }]);
     spec.given([registered]).when({ restriction: null }).then([]);
   });
 
@@ -160,7 +219,10 @@ describe('Evaluation Mode commands', () => {
   });
 
   it('when fewer than 50 published projects can be sampled, then CONFLICT', () => {
-    start.given([registered]).when({}, { references: accessFacts({ publishedProjectIds: sampleIds.slice(0, 49) }) }).thenThrows('CONFLICT');
+    start
+      .given([registered])
+      .when({}, { references: accessFacts({ publishedProjectIds: sampleIds.slice(0, 49) }) })
+      .thenThrows('CONFLICT');
   });
 
   it('when an evaluation is paused, then EvaluationPaused; paused again, nothing; a commercial account, CONFLICT', () => {
@@ -170,7 +232,10 @@ describe('Evaluation Mode commands', () => {
   });
 
   it('when commercial access is activated, then CommercialAccessActivated records why; an account already commercial records nothing', () => {
-    activate.given([registered, started, paused]).when({ reason: 'payment' }).then([{ type: 'CommercialAccessActivated', data: { client_id: 1, reason: 'payment', at } }]);
+    activate
+      .given([registered, started, paused])
+      .when({ reason: 'payment' })
+      .then([{ type: 'CommercialAccessActivated', data: { client_id: 1, reason: 'payment', at } }]);
     activate.given([registered]).when({ reason: 'staff_authorisation' }).then([]);
   });
 });

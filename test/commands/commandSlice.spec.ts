@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandDeps } from '../../src/domain/commandHandler.js';
-import { createWithSlice, putWithSlice, startWithSlice, updateWithSlice, type CommandSlice, type FactsReader } from '../../src/domain/commandSlice.js';
+import {
+  createWithSlice,
+  putWithSlice,
+  startWithSlice,
+  updateWithSlice,
+  type CommandSlice,
+  type FactsReader,
+} from '../../src/domain/commandSlice.js';
 import type { Aggregate, CommandMeta } from '../../src/domain/decider.js';
 import { ApiError, NotFound, ValidationFailed } from '../../src/domain/errors.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
@@ -71,12 +78,16 @@ describe('command slices', () => {
 
   it('when the port does not know the reference, then the decider refuses and nothing is appended', async () => {
     const before = await head();
-    await expect(createWithSlice(deps(), colours, { ...command('ultraviolet'), slice: colourNote(true) })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(createWithSlice(deps(), colours, { ...command('ultraviolet'), slice: colourNote(true) })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
     expect(await head()).toBe(before);
   });
 
   it('when the aggregate does not exist, then the decider refuses in its own words, references first', async () => {
-    await expect(updateWithSlice(deps(), colours, { ...onNote('teal', 5), slice: colourNote(false) })).rejects.toThrow('Note 5 is not there.');
+    await expect(updateWithSlice(deps(), colours, { ...onNote('teal', 5), slice: colourNote(false) })).rejects.toThrow(
+      'Note 5 is not there.',
+    );
     await expect(updateWithSlice(deps(), colours, { ...onNote('ultraviolet', 5), slice: colourNote(false) })).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
     });
@@ -88,7 +99,9 @@ describe('command slices', () => {
       duringRead = async () => {};
       await updateWithSlice(deps(), colours, { ...onNote('amber', id), slice: colourNote(false) });
     };
-    const error = await updateWithSlice(deps(), colours, { ...onNote('coral', id), slice: colourNote(false) }).catch((caught: unknown) => caught);
+    const error = await updateWithSlice(deps(), colours, { ...onNote('coral', id), slice: colourNote(false) }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe('CONFLICT');
     expect((await store.readStream(noteAggregate.streamName(id))).map((event) => event.data)).toEqual([
@@ -101,7 +114,9 @@ describe('command slices', () => {
     await expect(startWithSlice(deps(), colours, { ...onNote('ultraviolet', 3, 0), slice: colourNote(true) })).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
     });
-    await expect(startWithSlice(deps(), colours, { ...onNote('teal', 3, 0), slice: colourNote(true) })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(startWithSlice(deps(), colours, { ...onNote('teal', 3, 0), slice: colourNote(true) })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     expect(await store.readStream(noteAggregate.streamName(3))).toEqual([]);
   });
 

@@ -82,7 +82,10 @@ describe('reviseCommunity', () => {
   });
 
   it('when the same banner and location are sent again, then nothing is emitted', () => {
-    spec.given([created]).when({ banner: banner(), location: { latitude: 25.08, longitude: 55.14 } }).then([]);
+    spec
+      .given([created])
+      .when({ banner: banner(), location: { latitude: 25.08, longitude: 55.14 } })
+      .then([]);
   });
 
   it('when no field is given, then it is refused with VALIDATION_FAILED naming the body', () => {
@@ -99,7 +102,10 @@ describe('publishCommunity', () => {
   const spec = deciderSpec(communityAggregate, publishCommunity);
 
   it('when an unpublished community is published, then CommunityPublished is emitted', () => {
-    spec.given([created]).when({}).then([{ type: 'CommunityPublished', data: { community_id: 1, at } }]);
+    spec
+      .given([created])
+      .when({})
+      .then([{ type: 'CommunityPublished', data: { community_id: 1, at } }]);
   });
 
   it('when the community is already published, then nothing is emitted', () => {
@@ -115,7 +121,10 @@ describe('unpublishCommunity', () => {
   const spec = deciderSpec(communityAggregate, unpublishCommunity);
 
   it('when a published community is unpublished, then CommunityUnpublished is emitted', () => {
-    spec.given([created, published]).when({}).then([{ type: 'CommunityUnpublished', data: { community_id: 1, at } }]);
+    spec
+      .given([created, published])
+      .when({})
+      .then([{ type: 'CommunityUnpublished', data: { community_id: 1, at } }]);
   });
 
   it('when the community is not published, then nothing is emitted', () => {

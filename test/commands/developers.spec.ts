@@ -49,7 +49,10 @@ describe('createDeveloper', () => {
   });
 
   it('when its established year lies in the future, then it is refused naming body.established_year', () => {
-    const error = spec.given([]).when(aDeveloper({ established_year: 2025 })).thenThrows('VALIDATION_FAILED');
+    const error = spec
+      .given([])
+      .when(aDeveloper({ established_year: 2025 }))
+      .thenThrows('VALIDATION_FAILED');
     expect(error).toMatchObject({ details: { fields: { 'body.established_year': 'must not be in the future' } } });
   });
 
@@ -89,7 +92,10 @@ describe('publishDeveloper', () => {
   const spec = deciderSpec(developerAggregate, publishDeveloper);
 
   it('when an unpublished developer is published, then DeveloperPublished is emitted', () => {
-    spec.given([created]).when({}).then([{ type: 'DeveloperPublished', data: { developer_id: 1, at } }]);
+    spec
+      .given([created])
+      .when({})
+      .then([{ type: 'DeveloperPublished', data: { developer_id: 1, at } }]);
   });
 
   it('when it is already published, then nothing is emitted', () => {
@@ -105,7 +111,10 @@ describe('unpublishDeveloper', () => {
   const spec = deciderSpec(developerAggregate, unpublishDeveloper);
 
   it('when a published developer is unpublished, then DeveloperUnpublished is emitted', () => {
-    spec.given([created, published]).when({}).then([{ type: 'DeveloperUnpublished', data: { developer_id: 1, at } }]);
+    spec
+      .given([created, published])
+      .when({})
+      .then([{ type: 'DeveloperUnpublished', data: { developer_id: 1, at } }]);
   });
 
   it('when it is not published, then nothing is emitted', () => {

@@ -22,9 +22,17 @@ const requested: PlanChangeRequestEvent = {
 const reviewStarted: PlanChangeRequestEvent = { type: 'PlanChangeReviewStarted', data: { request_id: 1, client_id: 4, at: earlier } };
 const approved: PlanChangeRequestEvent = {
   type: 'PlanChangeApproved',
-  data: { request_id: 1, client_id: 4, invoice: { number: 'INV-000001', currency: 'AED', lines: [], total: 0, issued_at: earlier }, at: earlier },
+  data: {
+    request_id: 1,
+    client_id: 4,
+    invoice: { number: 'INV-000001', currency: 'AED', lines: [], total: 0, issued_at: earlier },
+    at: earlier,
+  },
 };
-const tookEffect: PlanChangeRequestEvent = { type: 'PlanChangeTookEffect', data: { request_id: 1, client_id: 4, via: 'payment', at: earlier } };
+const tookEffect: PlanChangeRequestEvent = {
+  type: 'PlanChangeTookEffect',
+  data: { request_id: 1, client_id: 4, via: 'payment', at: earlier },
+};
 
 describe('submitPlanChange references', () => {
   const spec = deciderSpec(planChangeRequestAggregate, submitPlanChange.decide, {
@@ -56,7 +64,12 @@ describe('submitPlanChange references', () => {
     spec
       .given([])
       .when({ client_id: 4, plan: 'professional', expected_client_revision: 3 })
-      .then([{ type: 'PlanChangeRequested', data: { request_id: 1, client_id: 4, from_plan_id: 2, to_plan_id: 3, note: null, at: '2024-05-01T10:00:00.000Z' } }]);
+      .then([
+        {
+          type: 'PlanChangeRequested',
+          data: { request_id: 1, client_id: 4, from_plan_id: 2, to_plan_id: 3, note: null, at: '2024-05-01T10:00:00.000Z' },
+        },
+      ]);
   });
 });
 

@@ -16,14 +16,20 @@ const ofClient = { client_id: 4 };
 /** Client 4 is on plan 2 (starter); plan 3 (professional) takes clients. */
 const references = accessFacts({
   clients: { 4: { revision: 0, plan_id: 2 } },
-  plans: [{ id: 2, key: 'starter', active: true }, { id: 3, key: 'professional', active: true }],
+  plans: [
+    { id: 2, key: 'starter', active: true },
+    { id: 3, key: 'professional', active: true },
+  ],
 });
 
 const requested: PlanChangeRequestEvent = {
   type: 'PlanChangeRequested',
   data: { request_id: 1, client_id: 4, from_plan_id: 2, to_plan_id: 3, note: null, at: '2024-04-01T00:00:00.000Z' },
 };
-const reviewStarted: PlanChangeRequestEvent = { type: 'PlanChangeReviewStarted', data: { request_id: 1, client_id: 4, at: '2024-04-02T00:00:00.000Z' } };
+const reviewStarted: PlanChangeRequestEvent = {
+  type: 'PlanChangeReviewStarted',
+  data: { request_id: 1, client_id: 4, at: '2024-04-02T00:00:00.000Z' },
+};
 const invoice: Invoice = {
   number: 'INV-000001',
   currency: 'AED',
@@ -31,9 +37,18 @@ const invoice: Invoice = {
   total: 1_200_000,
   issued_at: '2024-04-03T00:00:00.000Z',
 };
-const approved: PlanChangeRequestEvent = { type: 'PlanChangeApproved', data: { request_id: 1, client_id: 4, invoice, at: '2024-04-03T00:00:00.000Z' } };
-const rejected: PlanChangeRequestEvent = { type: 'PlanChangeRejected', data: { request_id: 1, client_id: 4, reason: 'No', at: '2024-04-03T00:00:00.000Z' } };
-const cancelled: PlanChangeRequestEvent = { type: 'PlanChangeCancelled', data: { request_id: 1, client_id: 4, at: '2024-04-03T00:00:00.000Z' } };
+const approved: PlanChangeRequestEvent = {
+  type: 'PlanChangeApproved',
+  data: { request_id: 1, client_id: 4, invoice, at: '2024-04-03T00:00:00.000Z' },
+};
+const rejected: PlanChangeRequestEvent = {
+  type: 'PlanChangeRejected',
+  data: { request_id: 1, client_id: 4, reason: 'No', at: '2024-04-03T00:00:00.000Z' },
+};
+const cancelled: PlanChangeRequestEvent = {
+  type: 'PlanChangeCancelled',
+  data: { request_id: 1, client_id: 4, at: '2024-04-03T00:00:00.000Z' },
+};
 const tookEffect: PlanChangeRequestEvent = {
   type: 'PlanChangeTookEffect',
   data: { request_id: 1, client_id: 4, via: 'payment', at: '2024-04-04T00:00:00.000Z' },
@@ -51,7 +66,9 @@ describe('submitPlanChange', () => {
     spec
       .given([])
       .when({ client_id: 4, plan: 'professional', note: 'More media' }, { id: 9 })
-      .then([{ type: 'PlanChangeRequested', data: { request_id: 9, client_id: 4, from_plan_id: 2, to_plan_id: 3, note: 'More media', at } }]);
+      .then([
+        { type: 'PlanChangeRequested', data: { request_id: 9, client_id: 4, from_plan_id: 2, to_plan_id: 3, note: 'More media', at } },
+      ]);
   });
 
   it('when no note is given, then the note is recorded as null', () => {
@@ -75,7 +92,10 @@ describe('startPlanChangeReview', () => {
   const spec = deciderSpec(planChangeRequestAggregate, startPlanChangeReview);
 
   it('when a submitted request is taken up, then PlanChangeReviewStarted', () => {
-    spec.given([requested]).when(ofClient).then([{ type: 'PlanChangeReviewStarted', data: { request_id: 1, client_id: 4, at } }]);
+    spec
+      .given([requested])
+      .when(ofClient)
+      .then([{ type: 'PlanChangeReviewStarted', data: { request_id: 1, client_id: 4, at } }]);
   });
 
   it('when the review is already under way, then nothing is emitted', () => {
@@ -88,7 +108,10 @@ describe('startPlanChangeReview', () => {
     ['cancelled', [requested, cancelled]],
     ['effective', [requested, reviewStarted, approved, tookEffect]],
   ] as const)('when the request is %s, then CONFLICT names that state', (status, history) => {
-    const error = spec.given([...history]).when(ofClient).thenThrows('CONFLICT');
+    const error = spec
+      .given([...history])
+      .when(ofClient)
+      .thenThrows('CONFLICT');
     expect(detailsOf(error)).toEqual({ status, allowed_from: ['submitted'] });
   });
 
@@ -143,12 +166,18 @@ describe('approvePlanChange', () => {
     ['cancelled', [requested, cancelled]],
     ['effective', [requested, reviewStarted, approved, tookEffect]],
   ] as const)('when the request is %s, then CONFLICT names that state', (status, history) => {
-    const error = spec.given([...history]).when(approval, allocated).thenThrows('CONFLICT');
+    const error = spec
+      .given([...history])
+      .when(approval, allocated)
+      .thenThrows('CONFLICT');
     expect(detailsOf(error)).toEqual({ status, allowed_from: ['under_review'] });
   });
 
   it('when the request belongs to another client, then NOT_FOUND', () => {
-    spec.given([requested, reviewStarted]).when({ ...approval, client_id: 5 }, allocated).thenThrows('NOT_FOUND');
+    spec
+      .given([requested, reviewStarted])
+      .when({ ...approval, client_id: 5 }, allocated)
+      .thenThrows('NOT_FOUND');
   });
 });
 
@@ -171,7 +200,10 @@ describe('rejectPlanChange', () => {
     ['cancelled', [requested, cancelled]],
     ['effective', [requested, reviewStarted, approved, tookEffect]],
   ] as const)('when the request is %s, then CONFLICT names that state', (status, history) => {
-    const error = spec.given([...history]).when({ client_id: 4, reason: 'No' }).thenThrows('CONFLICT');
+    const error = spec
+      .given([...history])
+      .when({ client_id: 4, reason: 'No' })
+      .thenThrows('CONFLICT');
     expect(detailsOf(error)).toEqual({ status, allowed_from: ['submitted', 'under_review'] });
   });
 });
@@ -183,7 +215,10 @@ describe('cancelPlanChange', () => {
     ['submitted', [requested]],
     ['under review', [requested, reviewStarted]],
   ] as const)('when a request %s is withdrawn, then PlanChangeCancelled', (_status, history) => {
-    spec.given([...history]).when(ofClient).then([{ type: 'PlanChangeCancelled', data: { request_id: 1, client_id: 4, at } }]);
+    spec
+      .given([...history])
+      .when(ofClient)
+      .then([{ type: 'PlanChangeCancelled', data: { request_id: 1, client_id: 4, at } }]);
   });
 
   it('when the request is already cancelled, then nothing is emitted', () => {
@@ -195,7 +230,10 @@ describe('cancelPlanChange', () => {
     ['rejected', [requested, rejected]],
     ['effective', [requested, reviewStarted, approved, tookEffect]],
   ] as const)('when the request is %s, then CONFLICT names that state', (status, history) => {
-    const error = spec.given([...history]).when(ofClient).thenThrows('CONFLICT');
+    const error = spec
+      .given([...history])
+      .when(ofClient)
+      .thenThrows('CONFLICT');
     expect(detailsOf(error)).toEqual({ status, allowed_from: ['submitted', 'under_review'] });
   });
 });
@@ -223,7 +261,10 @@ describe.each([
     ['rejected', [requested, rejected]],
     ['cancelled', [requested, cancelled]],
   ] as const)('when the request is %s, then CONFLICT names that state', (status, history) => {
-    const error = spec.given([...history]).when(ofClient).thenThrows('CONFLICT');
+    const error = spec
+      .given([...history])
+      .when(ofClient)
+      .thenThrows('CONFLICT');
     expect(detailsOf(error)).toEqual({ status, allowed_from: ['approved'] });
   });
 

@@ -55,9 +55,18 @@ describe('revisePlan', () => {
 
   it('when the plan limits its detail fields and later exposes all again, then each PlanRevised carries the list or null', () => {
     const limited: PlanEvent = { type: 'PlanRevised', data: { plan_id: 1, changes: { detail_fields: ['overview'] }, at } };
-    spec.given([defined]).when({ detail_fields: ['overview'] }).then([limited]);
-    spec.given([defined, limited]).when({ detail_fields: null }).then([{ type: 'PlanRevised', data: { plan_id: 1, changes: { detail_fields: null }, at } }]);
-    spec.given([defined, limited]).when({ detail_fields: ['overview'] }).then([]);
+    spec
+      .given([defined])
+      .when({ detail_fields: ['overview'] })
+      .then([limited]);
+    spec
+      .given([defined, limited])
+      .when({ detail_fields: null })
+      .then([{ type: 'PlanRevised', data: { plan_id: 1, changes: { detail_fields: null }, at } }]);
+    spec
+      .given([defined, limited])
+      .when({ detail_fields: ['overview'] })
+      .then([]);
   });
 
   it('when scopes are replaced and the plan deactivated, then PlanRevised carries both changes', () => {
@@ -68,7 +77,10 @@ describe('revisePlan', () => {
   });
 
   it('when the same scopes are given in another order, then nothing is emitted', () => {
-    spec.given([defined]).when({ scopes: ['developers:read', 'projects:read'], name: 'Starter' }).then([]);
+    spec
+      .given([defined])
+      .when({ scopes: ['developers:read', 'projects:read'], name: 'Starter' })
+      .then([]);
   });
 
   it('when no field is given, then it is refused with VALIDATION_FAILED', () => {

@@ -113,7 +113,14 @@ const createProject = (overrides: Record<string, unknown> = {}) => call('post', 
 const reviseProject = (projectId: string, body: unknown, expectedRevision?: number) =>
   call('patch', '/projects/:projectId', { params: { projectId }, body, ...(expectedRevision === undefined ? {} : { expectedRevision }) });
 
-const anImage = (key: string): ImageRef => ({ key, file_name: `${key}.jpg`, content_type: 'image/jpeg', width: 800, height: 600, size_bytes: 90_000 });
+const anImage = (key: string): ImageRef => ({
+  key,
+  file_name: `${key}.jpg`,
+  content_type: 'image/jpeg',
+  width: 800,
+  height: 600,
+  size_bytes: 90_000,
+});
 
 describe('project routes', () => {
   it('when projects are created, then the service allocates ids 1, 2, ... and answers the new project with revision 0', async () => {
@@ -149,7 +156,13 @@ describe('project routes', () => {
     await call('post', '/projects/:projectId/floor-plans', { params, body: { title: 'Type B', image: anImage('fp2') } });
     await call('post', '/projects/:projectId/payment-plans', {
       params,
-      body: { name: '50/50', milestones: [{ label: 'Booking', percent: 50, due: null }, { label: 'Handover', percent: 50, due: null }] },
+      body: {
+        name: '50/50',
+        milestones: [
+          { label: 'Booking', percent: 50, due: null },
+          { label: 'Handover', percent: 50, due: null },
+        ],
+      },
     });
     const answer = await call('post', '/projects/:projectId/gallery', { params, body: { caption: 'Lobby', image: anImage('g1') } });
 
@@ -195,7 +208,11 @@ describe('project routes', () => {
     await call('post', '/projects/:projectId/publish', { params: { projectId: '1' } });
 
     await expect(
-      call('put', '/projects/:projectId/amenities', { params: { projectId: '1' }, body: { items: [{ name: 'Pool', icon: null }] }, expectedRevision: 0 }),
+      call('put', '/projects/:projectId/amenities', {
+        params: { projectId: '1' },
+        body: { items: [{ name: 'Pool', icon: null }] },
+        expectedRevision: 0,
+      }),
     ).rejects.toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(await eventStore.readStream('project-1')).toHaveLength(2);
   });

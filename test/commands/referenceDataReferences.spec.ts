@@ -17,7 +17,16 @@ const fieldsOf = (error: Error) => (error as ApiError).details['fields'];
 
 const communityCreated: CommunityEvent = {
   type: 'CommunityCreated',
-  data: { community_id: 1, state_id: 1, name: 'Dubai Marina', slug: 'dubai-marina', description: '', banner: null, location: null, at: earlier },
+  data: {
+    community_id: 1,
+    state_id: 1,
+    name: 'Dubai Marina',
+    slug: 'dubai-marina',
+    description: '',
+    banner: null,
+    location: null,
+    at: earlier,
+  },
 };
 const subCommunityCreated: SubCommunityEvent = {
   type: 'SubCommunityCreated',
@@ -29,7 +38,9 @@ describe('community references', () => {
   const revise = deciderSpec(communityAggregate, reviseCommunity.decide, { references });
 
   it('when a community names a state, then that state is looked up; a revision without one looks up nothing', () => {
-    expect(createCommunity.references(createCommunity.createCommunitySchema.parse({ state_id: 9, name: 'x', slug: 'x' }))).toEqual({ states: [9] });
+    expect(createCommunity.references(createCommunity.createCommunitySchema.parse({ state_id: 9, name: 'x', slug: 'x' }))).toEqual({
+      states: [9],
+    });
     expect(reviseCommunity.references({ name: 'x' })).toEqual({ states: [] });
   });
 

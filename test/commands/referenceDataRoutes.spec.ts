@@ -76,9 +76,10 @@ describe('reference-data routes', () => {
     await createState('dubai');
     await createState('sharjah', 'Sharjah');
 
-    await expect(
-      call('patch', '/states/:stateId', { params: { stateId: '2' }, body: { slug: 'dubai' } }),
-    ).rejects.toMatchObject({ status: 409, code: 'SLUG_TAKEN' });
+    await expect(call('patch', '/states/:stateId', { params: { stateId: '2' }, body: { slug: 'dubai' } })).rejects.toMatchObject({
+      status: 409,
+      code: 'SLUG_TAKEN',
+    });
     expect(await eventStore.readStream('state-2')).toHaveLength(1);
   });
 
@@ -135,8 +136,9 @@ describe('reference-data routes', () => {
     const studio = await call('post', '/unit-types', { body: { name: 'Studio', kind: 'studio', bedrooms: 0, sort_order: 0 } });
     expect(studio.data).toEqual({ id: 1, revision: 0, name: 'Studio', kind: 'studio', bedrooms: 0, sort_order: 0 });
 
-    await expect(
-      call('patch', '/unit-types/:unitTypeId', { params: { unitTypeId: '1' }, body: { bedrooms: 1 } }),
-    ).rejects.toMatchObject({ status: 422, details: { fields: { 'body.bedrooms': 'must be 0 for a studio' } } });
+    await expect(call('patch', '/unit-types/:unitTypeId', { params: { unitTypeId: '1' }, body: { bedrooms: 1 } })).rejects.toMatchObject({
+      status: 422,
+      details: { fields: { 'body.bedrooms': 'must be 0 for a studio' } },
+    });
   });
 });

@@ -16,7 +16,10 @@ describe('createState', () => {
   const spec = deciderSpec(stateAggregate, createState);
 
   it('when a new state is created, then StateCreated carries its fields, id and time', () => {
-    spec.given([]).when(dubai, { id: 7 }).then([{ type: 'StateCreated', data: { state_id: 7, ...dubai, at } }]);
+    spec
+      .given([])
+      .when(dubai, { id: 7 })
+      .then([{ type: 'StateCreated', data: { state_id: 7, ...dubai, at } }]);
   });
 
   it('when the state already exists, then it is refused with CONFLICT', () => {
@@ -58,7 +61,10 @@ describe('publishState', () => {
   const spec = deciderSpec(stateAggregate, publishState);
 
   it('when an unpublished state is published, then StatePublished is emitted', () => {
-    spec.given([created]).when({}).then([{ type: 'StatePublished', data: { state_id: 1, at } }]);
+    spec
+      .given([created])
+      .when({})
+      .then([{ type: 'StatePublished', data: { state_id: 1, at } }]);
   });
 
   it('when the state is already published, then nothing is emitted', () => {
@@ -74,7 +80,10 @@ describe('unpublishState', () => {
   const spec = deciderSpec(stateAggregate, unpublishState);
 
   it('when a published state is unpublished, then StateUnpublished is emitted', () => {
-    spec.given([created, published]).when({}).then([{ type: 'StateUnpublished', data: { state_id: 1, at } }]);
+    spec
+      .given([created, published])
+      .when({})
+      .then([{ type: 'StateUnpublished', data: { state_id: 1, at } }]);
   });
 
   it('when the state is not published, then nothing is emitted', () => {

@@ -70,7 +70,10 @@ describe('publishSubCommunity', () => {
   const spec = deciderSpec(subCommunityAggregate, publishSubCommunity);
 
   it('when an unpublished sub-community is published, then SubCommunityPublished is emitted', () => {
-    spec.given([created]).when({}).then([{ type: 'SubCommunityPublished', data: { sub_community_id: 1, at } }]);
+    spec
+      .given([created])
+      .when({})
+      .then([{ type: 'SubCommunityPublished', data: { sub_community_id: 1, at } }]);
   });
 
   it('when it is already published, then nothing is emitted', () => {
@@ -86,7 +89,10 @@ describe('unpublishSubCommunity', () => {
   const spec = deciderSpec(subCommunityAggregate, unpublishSubCommunity);
 
   it('when a published sub-community is unpublished, then SubCommunityUnpublished is emitted', () => {
-    spec.given([created, published]).when({}).then([{ type: 'SubCommunityUnpublished', data: { sub_community_id: 1, at } }]);
+    spec
+      .given([created, published])
+      .when({})
+      .then([{ type: 'SubCommunityUnpublished', data: { sub_community_id: 1, at } }]);
   });
 
   it('when it is not published, then nothing is emitted', () => {

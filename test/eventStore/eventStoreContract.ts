@@ -183,7 +183,10 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
         const streamName = aStreamName();
         const data = {
           name: 'Żółta Tower – 東京 オフィス 🏢',
-          floors: [{ level: -1, usage: 'parking' }, { level: 0, usage: 'retail', areaSqm: 1234.5 }],
+          floors: [
+            { level: -1, usage: 'parking' },
+            { level: 0, usage: 'retail', areaSqm: 1234.5 },
+          ],
           address: { street: 'Rue de l’Église', postcode: null, geo: { lat: 48.8566, lng: 2.3522 } },
           published: true,
         };

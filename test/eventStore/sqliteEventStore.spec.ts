@@ -140,9 +140,13 @@ describe('SQLite event store', () => {
 
   it('when reading the log without maxCount, then a page of 1000 events is returned', async () => {
     const store = open(aDatabaseFile());
-    await store.appendToStream('thing-1', Array.from({ length: 1200 }, (_, sequence) => anEvent(sequence)), {
-      expectedRevision: 'no_stream',
-    });
+    await store.appendToStream(
+      'thing-1',
+      Array.from({ length: 1200 }, (_, sequence) => anEvent(sequence)),
+      {
+        expectedRevision: 'no_stream',
+      },
+    );
 
     const firstPage = await store.readAll();
     const secondPage = await store.readAll({ after: firstPage.at(-1)?.position });

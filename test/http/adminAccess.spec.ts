@@ -10,7 +10,8 @@ const KEY_SHAPE = (environment: string) => new RegExp(`^svc_${environment}_[A-Za
 
 describe('admin access: plans, clients and API keys over HTTP', () => {
   let app: TestApp;
-  const admin = (path: string, options: RequestOptions = {}) => request(app.baseUrl, `/admin/v1${path}`, { token: app.adminToken, ...options });
+  const admin = (path: string, options: RequestOptions = {}) =>
+    request(app.baseUrl, `/admin/v1${path}`, { token: app.adminToken, ...options });
   const projected = async () => app.projector.waitForPosition((await app.eventStore.headPosition())!, 5_000);
   /** Every key these tests were given, to prove none of them was kept anywhere. */
   const issuedKeys: string[] = [];
@@ -86,7 +87,10 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
   });
 
   it('when a client is registered on a plan, then 201 answers its id, the plan key and the effective grants', async () => {
-    const created = await admin('/clients', { method: 'POST', body: { name: 'Marina Homes', plan: 'basic', entitlements: ['floorplans', 'images'] } });
+    const created = await admin('/clients', {
+      method: 'POST',
+      body: { name: 'Marina Homes', plan: 'basic', entitlements: ['floorplans', 'images'] },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toBe('"0"');
     expect(created.body.data).toEqual({
@@ -117,17 +121,31 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
   it('when a client names an unknown plan, unknown grants and an unknown field, then one 422 names each', async () => {
     const answer = await admin('/clients', {
       method: 'POST',
-      body: { name: 'Creek Realty', plan: 'Not A Key', scopes: ['projects:read', 'projects:write'], entitlements: ['images', 'videos'], tier: 'gold' },
+      body: {
+        name: 'Creek Realty',
+        plan: 'Not A Key',
+        scopes: ['projects:read', 'projects:write'],
+        entitlements: ['images', 'videos'],
+        tier: 'gold',
+      },
     });
     expect(answer.status).toBe(422);
     expect(answer.body.error.code).toBe('VALIDATION_FAILED');
-    expect(Object.keys(answer.body.error.details.fields).sort()).toEqual(['body.entitlements.1', 'body.plan', 'body.scopes.1', 'body.tier']);
+    expect(Object.keys(answer.body.error.details.fields).sort()).toEqual([
+      'body.entitlements.1',
+      'body.plan',
+      'body.scopes.1',
+      'body.tier',
+    ]);
 
     const unknownPlan = await admin('/clients', { method: 'POST', body: { name: 'Creek Realty', plan: 'platinum' } });
     expect(unknownPlan.status).toBe(422);
     expect(unknownPlan.body.error.details.fields).toEqual({ 'body.plan': "no plan has the key 'platinum'" });
 
-    const repeated = await admin('/clients', { method: 'POST', body: { name: 'Creek Realty', plan: 'basic', scopes: ['faqs:read', 'faqs:read'] } });
+    const repeated = await admin('/clients', {
+      method: 'POST',
+      body: { name: 'Creek Realty', plan: 'basic', scopes: ['faqs:read', 'faqs:read'] },
+    });
     expect(repeated.status).toBe(422);
     expect(repeated.body.error.details.fields).toEqual({ 'body.scopes': 'must not name a scope twice' });
   });
@@ -164,7 +182,10 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
 
     const bad = await admin(`/clients/${id}/controls`, {
       method: 'PUT',
-      body: { request_signing: 'yes', environments: { live: { domain: 'https://x.example/path', ip_allow: ['10.0.0.0/33'], ip_deny: ['nope'] } } },
+      body: {
+        request_signing: 'yes',
+        environments: { live: { domain: 'https://x.example/path', ip_allow: ['10.0.0.0/33'], ip_deny: ['nope'] } },
+      },
     });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.error.details.fields).sort()).toEqual([
@@ -228,7 +249,11 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
   it('when a key is issued with a stale If-Match for its client, then 409 and no key is issued', async () => {
     const { id: clientId } = await registerClient({ name: 'Careful', plan: 'basic' });
     expect((await admin(`/clients/${clientId}`, { method: 'PATCH', body: { name: 'Careful Ltd' } })).status).toBe(200);
-    const stale = await admin(`/clients/${clientId}/keys`, { method: 'POST', headers: { 'if-match': '"0"' }, body: { environment: 'test' } });
+    const stale = await admin(`/clients/${clientId}/keys`, {
+      method: 'POST',
+      headers: { 'if-match': '"0"' },
+      body: { environment: 'test' },
+    });
     expect(stale.status).toBe(409);
     await projected();
     expect((await admin(`/clients/${clientId}/keys`)).body.data).toEqual([]);
@@ -245,10 +270,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
     expect(listed.status).toBe(200);
     const { key: _first, revision: _r1, ...firstListed } = first;
     const { key: _second, revision: _r2, ...secondListed } = second;
-    expect(listed.body.data).toEqual([
-      { ...firstListed, status: 'revoked', revoked_at: expect.any(String) },
-      secondListed,
-    ]);
+    expect(listed.body.data).toEqual([{ ...firstListed, status: 'revoked', revoked_at: expect.any(String) }, secondListed]);
     expect((await admin('/clients/9999/keys')).status).toBe(404);
   });
 
@@ -287,9 +309,18 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
 
     const moved = await admin(`/clients/${clientId}`, { method: 'PATCH', body: { plan: 'basic', scopes: ['faqs:read'] } });
     expect(moved.status).toBe(200);
-    expect(moved.body.data).toMatchObject({ plan: 'basic', scopes: ['faqs:read'], effective_scopes: ['faqs:read'], effective_entitlements: ['images'] });
+    expect(moved.body.data).toMatchObject({
+      plan: 'basic',
+      scopes: ['faqs:read'],
+      effective_scopes: ['faqs:read'],
+      effective_entitlements: ['images'],
+    });
     await projected();
-    expect(await lookupAccess(app.readStore, key)).toMatchObject({ plan: 'basic', scopes: new Set(['faqs:read']), entitlements: new Set(['images']) });
+    expect(await lookupAccess(app.readStore, key)).toMatchObject({
+      plan: 'basic',
+      scopes: new Set(['faqs:read']),
+      entitlements: new Set(['images']),
+    });
 
     const unknownPlan = await admin(`/clients/${clientId}`, { method: 'PATCH', body: { plan: 'nope' } });
     expect(unknownPlan.status).toBe(422);
@@ -304,14 +335,23 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
     const gets: string[] = [];
     for (const event of clients) {
       const { client_id } = event.data as { client_id: number };
-      gets.push(JSON.stringify((await admin(`/clients/${client_id}`)).body), JSON.stringify((await admin(`/clients/${client_id}/keys`)).body));
+      gets.push(
+        JSON.stringify((await admin(`/clients/${client_id}`)).body),
+        JSON.stringify((await admin(`/clients/${client_id}/keys`)).body),
+      );
     }
-    const stored = JSON.stringify(await readWholeLog(app.eventStore), (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value));
+    const stored = JSON.stringify(await readWholeLog(app.eventStore), (_key, value: unknown) =>
+      typeof value === 'bigint' ? String(value) : value,
+    );
     const documents = JSON.stringify(await readModelOf(app.readStore, allProjections));
 
     for (const key of issuedKeys) {
       const secretPart = key.slice('svc_live_'.length);
-      for (const [where, text] of [['GET answers', gets.join('\n')], ['stored events', stored], ['read store', documents]] as const) {
+      for (const [where, text] of [
+        ['GET answers', gets.join('\n')],
+        ['stored events', stored],
+        ['read store', documents],
+      ] as const) {
         expect(text.includes(secretPart), `${where} hold a key`).toBe(false);
         expect(text.includes(secretPart.slice(4, 24)), `${where} hold part of a key`).toBe(false);
       }

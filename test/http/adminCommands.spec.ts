@@ -6,7 +6,8 @@ const aState = (overrides: Record<string, unknown> = {}) => ({ name: 'Dubai', sl
 
 describe('admin commands over HTTP', () => {
   let app: TestApp;
-  const admin = (path: string, options: RequestOptions = {}) => request(app.baseUrl, `/admin/v1${path}`, { token: app.adminToken, ...options });
+  const admin = (path: string, options: RequestOptions = {}) =>
+    request(app.baseUrl, `/admin/v1${path}`, { token: app.adminToken, ...options });
   const createState = async (overrides: Record<string, unknown> = {}) => {
     const created = await admin('/states', { method: 'POST', body: aState(overrides) });
     expect(created.status).toBe(201);
@@ -47,7 +48,9 @@ describe('admin commands over HTTP', () => {
 
   it('when If-Match names a stale revision, then 409 CONFLICT and nothing is appended', async () => {
     const { id } = await createState({ slug: 'dubai-stale' });
-    expect((await admin(`/states/${id}`, { method: 'PATCH', headers: { 'if-match': '"0"' }, body: { name: 'First edit' } })).status).toBe(200);
+    expect((await admin(`/states/${id}`, { method: 'PATCH', headers: { 'if-match': '"0"' }, body: { name: 'First edit' } })).status).toBe(
+      200,
+    );
     const eventsBefore = await app.eventStore.readStream(`state-${id}`);
 
     const stale = await admin(`/states/${id}`, { method: 'PATCH', headers: { 'if-match': '"0"' }, body: { name: 'Lost edit' } });

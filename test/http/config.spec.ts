@@ -142,18 +142,27 @@ describe('loadConfig', () => {
 
   it('when an external store is configured without PUBLIC_BASE_URL, then a ConfigError requires it (links are never built on a request Host)', () => {
     const secrets = { ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN };
-    const stores: Array<Record<string, string>> = [{ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' }, { MONGODB_URL: 'mongodb://localhost' }];
+    const stores: Array<Record<string, string>> = [
+      { EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' },
+      { MONGODB_URL: 'mongodb://localhost' },
+    ];
     for (const store of stores) {
       expect(problemsOf({ ...store, ...secrets })).toEqual({
         PUBLIC_BASE_URL: 'is required (the API base URL, ending in /v1) when EVENTSTORE_URL or MONGODB_URL is set',
       });
-      expect(loadConfig({ ...store, ...secrets, PUBLIC_BASE_URL: 'https://api.example.com/v1' }).publicBaseUrl).toBe('https://api.example.com/v1');
+      expect(loadConfig({ ...store, ...secrets, PUBLIC_BASE_URL: 'https://api.example.com/v1' }).publicBaseUrl).toBe(
+        'https://api.example.com/v1',
+      );
     }
     expect(loadConfig({}).publicBaseUrl).toBeUndefined();
   });
 
   it('when TRUSTED_PROXIES lists addresses and CIDR blocks, then they are normalised; a bad entry is named without its value', () => {
-    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.7 ,FD00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.7/32', 'fd00::/8']);
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.7 ,FD00::/8' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.7/32',
+      'fd00::/8',
+    ]);
     const problem = problemsOf({ TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }).TRUSTED_PROXIES;
     expect(problem).toMatch(/^must be comma-separated IPv4 or IPv6 addresses or CIDR blocks/);
     expect(problem).not.toContain('proxy.internal');
@@ -171,14 +180,28 @@ describe('loadConfig', () => {
 
   it('when the HTTP server limits are set, then they are parsed; out of range or a head timeout over the request timeout, then a ConfigError names each', () => {
     expect(
-      loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000', HTTP_MAX_CONNECTIONS: '500' })
-        .httpServer,
+      loadConfig({
+        HTTP_HEADERS_TIMEOUT_MS: '2000',
+        HTTP_REQUEST_TIMEOUT_MS: '2000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+        HTTP_MAX_CONNECTIONS: '500',
+      }).httpServer,
     ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 65_000, maxConnections: 500 });
-    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toEqual({ HTTP_HEADERS_TIMEOUT_MS: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS' });
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toEqual({
+      HTTP_HEADERS_TIMEOUT_MS: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+    });
     expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4999' })).toEqual({
       HTTP_HEADERS_TIMEOUT_MS: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
     });
-    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '0', HTTP_REQUEST_TIMEOUT_MS: '1h', HTTP_KEEP_ALIVE_TIMEOUT_MS: '99', HTTP_MAX_CONNECTIONS: '0', PORT: 'x' })).toEqual({
+    expect(
+      problemsOf({
+        HTTP_HEADERS_TIMEOUT_MS: '0',
+        HTTP_REQUEST_TIMEOUT_MS: '1h',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '99',
+        HTTP_MAX_CONNECTIONS: '0',
+        PORT: 'x',
+      }),
+    ).toEqual({
       HTTP_HEADERS_TIMEOUT_MS: 'must be at least 100',
       HTTP_REQUEST_TIMEOUT_MS: 'must be a whole number between 100 and 3600000',
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 'must be at least 100',

@@ -119,7 +119,8 @@ type Outcome =
 /** Reads a whole response; a reset or a body cut short is a failure, never an answer. */
 function settle(req: ClientRequest, sentAt: () => number | null): Promise<Outcome> {
   return new Promise((resolve) => {
-    const failed = (error: NodeJS.ErrnoException) => resolve({ kind: 'failed', sentAt: sentAt(), code: error.code ?? 'NONE', message: error.message });
+    const failed = (error: NodeJS.ErrnoException) =>
+      resolve({ kind: 'failed', sentAt: sentAt(), code: error.code ?? 'NONE', message: error.message });
     req.on('error', failed);
     req.on('response', (res: IncomingMessage) => {
       let text = '';
@@ -134,7 +135,13 @@ function settle(req: ClientRequest, sentAt: () => number | null): Promise<Outcom
         } catch {
           return failed(Object.assign(new Error(`unparsable body: ${text.slice(0, 200)}`), { code: 'UNPARSABLE' }));
         }
-        resolve({ kind: 'answered', sentAt: sentAt()!, status: res.statusCode!, body, connectionClose: res.headers.connection === 'close' });
+        resolve({
+          kind: 'answered',
+          sentAt: sentAt()!,
+          status: res.statusCode!,
+          body,
+          connectionClose: res.headers.connection === 'close',
+        });
       });
     });
   });
@@ -172,7 +179,11 @@ async function postInTwoParts(origin: string, path: string, body: unknown) {
   const req = http.request(`${origin}/admin/v1${path}`, {
     method: 'POST',
     agent,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) },
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(json)),
+    },
   });
   let firstPartSentAt: number | null = null;
   const outcome = settle(req, () => firstPartSentAt);
@@ -235,9 +246,13 @@ describe('stopping the service under load', () => {
       const signalledAt = performance.now();
       service.child.kill('SIGTERM');
       const exited = () => service.child.exitCode !== null || service.child.signalCode !== null;
-      await eventually('the service to log that it is shutting down', () => service.output().includes('"msg":"shutting down"') || exited(), {
-        timeoutMs: PATIENCE_MS,
-      });
+      await eventually(
+        'the service to log that it is shutting down',
+        () => service.output().includes('"msg":"shutting down"') || exited(),
+        {
+          timeoutMs: PATIENCE_MS,
+        },
+      );
       slowCommand.sendTheRest();
       const exit = await service.exited;
       await Promise.all(loops);
@@ -253,7 +268,9 @@ describe('stopping the service under load', () => {
         outcome.kind === 'failed' && ['ECONNREFUSED', 'ECONNRESET'].includes(outcome.code) && outcome.sentAt === null;
       const resetAfterSignal = (outcome: Outcome) =>
         outcome.kind === 'failed' && outcome.code === 'ECONNRESET' && outcome.sentAt !== null && outcome.sentAt >= signalledAt;
-      expect(outcomes.filter((outcome) => outcome.kind === 'failed' && !refusedAtConnect(outcome) && !resetAfterSignal(outcome))).toEqual([]);
+      expect(outcomes.filter((outcome) => outcome.kind === 'failed' && !refusedAtConnect(outcome) && !resetAfterSignal(outcome))).toEqual(
+        [],
+      );
 
       // The request the drain had to wait for: answered in full, and told that the connection closes.
       expect(await slowCommand.outcome).toMatchObject({

@@ -59,7 +59,11 @@ describe('the Host header when PUBLIC_BASE_URL is unset', () => {
 
       expect(answer.status).toBe(400);
       const body = JSON.parse(answer.body);
-      expect(body.error).toEqual({ code: 'HOST_NOT_ALLOWED', message: expect.stringMatching(/PUBLIC_BASE_URL/), details: { header: 'Host' } });
+      expect(body.error).toEqual({
+        code: 'HOST_NOT_ALLOWED',
+        message: expect.stringMatching(/PUBLIC_BASE_URL/),
+        details: { header: 'Host' },
+      });
       expect(answer.body).not.toContain('evil.example');
       expect(answer.body).not.toContain(host);
     });
@@ -125,7 +129,12 @@ describe('the host guard', () => {
     const asked: string[] = [];
     const lookup: LookupAll = async (name) => {
       asked.push(name);
-      return name === 'devbox' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '127.0.0.1', family: 4 }, { address: '192.0.2.10', family: 4 }];
+      return name === 'devbox'
+        ? [{ address: '127.0.0.1', family: 4 }]
+        : [
+            { address: '127.0.0.1', family: 4 },
+            { address: '192.0.2.10', family: 4 },
+          ];
     };
     const guard = createHostGuard({ lookup });
 

@@ -71,7 +71,9 @@ describe('map_embed_html', () => {
       expect(answer.status).toBe(422);
       expect(answer.body.error.code).toBe('VALIDATION_FAILED');
       expect(Object.keys(answer.body.error.details.fields)).toEqual(['body.map_embed_html']);
-      expect(answer.body.error.details.fields['body.map_embed_html']).toMatch(/accepted: exactly one <iframe> and nothing else, whose src is an https address of www\.google\.com/);
+      expect(answer.body.error.details.fields['body.map_embed_html']).toMatch(
+        /accepted: exactly one <iframe> and nothing else, whose src is an https address of www\.google\.com/,
+      );
     });
   }
 
@@ -127,6 +129,10 @@ describe('map_embed_html', () => {
     }
     expect((await api.get('/projects/902', key)).body.data.map_embed_html).toBe(GOOGLE_CANONICAL);
     const batch = await api.get('/projects?ids=900,901,902&view=detail', key);
-    expect(batch.body.data.map((project: { map_embed_html: string | null }) => project.map_embed_html)).toEqual([null, null, GOOGLE_CANONICAL]);
+    expect(batch.body.data.map((project: { map_embed_html: string | null }) => project.map_embed_html)).toEqual([
+      null,
+      null,
+      GOOGLE_CANONICAL,
+    ]);
   });
 });

@@ -11,7 +11,12 @@ const WIDE = 'wide';
 beforeAll(async () => {
   api = await startApiFixture();
   await api.given(publishedReferenceCatalogue());
-  const wide = await api.admin('POST', '/plans', { key: WIDE, name: 'Wide', scopes: ['projects:read', 'developers:read'], entitlements: [] });
+  const wide = await api.admin('POST', '/plans', {
+    key: WIDE,
+    name: 'Wide',
+    scopes: ['projects:read', 'developers:read'],
+    entitlements: [],
+  });
   expect(wide.status).toBe(201);
 });
 
@@ -105,7 +110,7 @@ describe('plan change requests over the admin API', () => {
     expect(read.headers.get('etag')).toBe(`"${paid.body.data.revision}"`);
   });
 
-  it('when staff authorise an approved request active-but-unpaid, then the key gets the new plan\'s grants', async () => {
+  it("when staff authorise an approved request active-but-unpaid, then the key gets the new plan's grants", async () => {
     const issued = await narrowClient();
     const id = await approved(issued);
     expect(await developersStatus(issued)).toBe(403);
@@ -121,7 +126,12 @@ describe('plan change requests over the admin API', () => {
     // What a failure between the two appends leaves behind: the request effective, the client on its old plan.
     await api.app.eventStore.appendToStream(
       planChangeRequestStream(id),
-      [{ type: 'PlanChangeTookEffect', data: { request_id: id, client_id: issued.clientId, via: 'payment', at: new Date().toISOString() } }],
+      [
+        {
+          type: 'PlanChangeTookEffect',
+          data: { request_id: id, client_id: issued.clientId, via: 'payment', at: new Date().toISOString() },
+        },
+      ],
       { expectedRevision: 2 },
     );
     expect(await developersStatus(issued)).toBe(403);
@@ -180,7 +190,10 @@ describe('plan change requests over the admin API', () => {
     expect(rejected.body.data).toMatchObject({ status: 'rejected', rejection_reason: 'Not offered in your region' });
     const cancelledId = await submitted(issued);
     expect((await api.admin('POST', `${base(issued)}/${cancelledId}/cancel`)).body.data.status).toBe('cancelled');
-    expect((await api.admin('POST', `${base(issued)}/${cancelledId}/cancel`)).body.data).toMatchObject({ status: 'cancelled', revision: 1 });
+    expect((await api.admin('POST', `${base(issued)}/${cancelledId}/cancel`)).body.data).toMatchObject({
+      status: 'cancelled',
+      revision: 1,
+    });
     expect((await api.admin('POST', `${base(issued)}/${cancelledId}/review`)).body.error.details.status).toBe('cancelled');
     expect(await developersStatus(issued)).toBe(403);
   });
@@ -221,7 +234,10 @@ describe('plan change requests over the admin API', () => {
     ]);
     const noLines = await api.admin('POST', `${base(issued)}/${id}/approve`, { currency: 'AED', lines: [] });
     expect(Object.keys(noLines.body.error.details.fields)).toEqual(['body.lines']);
-    const decimalString = await api.admin('POST', `${base(issued)}/${id}/approve`, { currency: 'AED', lines: [{ description: 'Plan', quantity: 1, unit_amount: '999.50' }] });
+    const decimalString = await api.admin('POST', `${base(issued)}/${id}/approve`, {
+      currency: 'AED',
+      lines: [{ description: 'Plan', quantity: 1, unit_amount: '999.50' }],
+    });
     expect(Object.keys(decimalString.body.error.details.fields)).toEqual(['body.lines.0.unit_amount']);
     const reject = await api.admin('POST', `${base(issued)}/${id}/reject`, {});
     expect(reject.status).toBe(422);
@@ -231,7 +247,7 @@ describe('plan change requests over the admin API', () => {
     expect((await api.admin('GET', `${base(issued)}/${id}`)).body.data).toMatchObject({ status: 'under_review', invoice: null });
   });
 
-  it('when the client or the request is unknown, or the request is another client\'s, then 404; a malformed id is 422', async () => {
+  it("when the client or the request is unknown, or the request is another client's, then 404; a malformed id is 422", async () => {
     const issued = await narrowClient();
     const other = await narrowClient();
     const id = await submitted(issued);
@@ -252,7 +268,12 @@ describe('plan change requests over the admin API', () => {
   it('when If-Match names a stale client revision on submission, then 409 CONFLICT; the current one is accepted', async () => {
     const issued = await narrowClient();
     const submit = (ifMatch: string) =>
-      request(api.app.baseUrl, `/admin/v1${base(issued)}`, { method: 'POST', token: api.app.adminToken, headers: { 'if-match': ifMatch }, body: { plan: WIDE } });
+      request(api.app.baseUrl, `/admin/v1${base(issued)}`, {
+        method: 'POST',
+        token: api.app.adminToken,
+        headers: { 'if-match': ifMatch },
+        body: { plan: WIDE },
+      });
     const clientRevision = (await api.admin('GET', `/clients/${issued.clientId}`)).body.data.revision;
     const stale = await submit(`"${clientRevision + 1}"`);
     expect(stale.status).toBe(409);

@@ -38,7 +38,11 @@ function receiveUntilClosed(socket: Socket, closeWithinMs: number): Promise<{ by
   return new Promise((resolve, reject) => {
     const deadline = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server did not close the connection within ${closeWithinMs} ms; received ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 200))}`));
+      reject(
+        new Error(
+          `the server did not close the connection within ${closeWithinMs} ms; received ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 200))}`,
+        ),
+      );
     }, closeWithinMs);
     socket.once('close', () => {
       clearTimeout(deadline);
@@ -135,24 +139,38 @@ describe('refusals the HTTP parser makes', () => {
     expectRefusal(answer, 400, 'BAD_REQUEST');
     expect(answer.body.error.details).toEqual({ part: 'headers' });
     const logged = logLines.find((line) => line.requestId === answer.body.meta.request_id);
-    expect(logged).toMatchObject({ level: 30, msg: 'request refused at the protocol level', status: 400, code: 'BAD_REQUEST', cause: 'HPE_INVALID_HEADER_TOKEN' });
+    expect(logged).toMatchObject({
+      level: 30,
+      msg: 'request refused at the protocol level',
+      status: 400,
+      code: 'BAD_REQUEST',
+      cause: 'HPE_INVALID_HEADER_TOKEN',
+    });
     expect(JSON.stringify(logLines)).not.toContain(secret.slice(5, 20));
   });
 
   it('when a chunked body has an invalid chunk size, then 400 BAD_REQUEST names the body and the connection closes', async () => {
-    const answer = await exchange(app.baseUrl, [
-      `POST /admin/v1/projects HTTP/1.1\r\n${HEAD}Authorization: Bearer ${app.adminToken}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
-      'zz\r\n{}\r\n0\r\n\r\n',
-    ], { gapMs: 50 });
+    const answer = await exchange(
+      app.baseUrl,
+      [
+        `POST /admin/v1/projects HTTP/1.1\r\n${HEAD}Authorization: Bearer ${app.adminToken}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        'zz\r\n{}\r\n0\r\n\r\n',
+      ],
+      { gapMs: 50 },
+    );
     expectRefusal(answer, 400, 'BAD_REQUEST');
     expect(answer.body.error.details).toEqual({ part: 'body' });
   });
 
   it('when the chunk extensions exceed 16 KB, then 413 PAYLOAD_TOO_LARGE', async () => {
-    const answer = await exchange(app.baseUrl, [
-      `POST /admin/v1/projects HTTP/1.1\r\n${HEAD}Authorization: Bearer ${app.adminToken}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
-      `2;note=${'n'.repeat(17_000)}\r\n{}\r\n0\r\n\r\n`,
-    ], { gapMs: 50 });
+    const answer = await exchange(
+      app.baseUrl,
+      [
+        `POST /admin/v1/projects HTTP/1.1\r\n${HEAD}Authorization: Bearer ${app.adminToken}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        `2;note=${'n'.repeat(17_000)}\r\n{}\r\n0\r\n\r\n`,
+      ],
+      { gapMs: 50 },
+    );
     expectRefusal(answer, 413, 'PAYLOAD_TOO_LARGE');
     expect(answer.body.error.details).toEqual({ limit_bytes: 16_384 });
   });

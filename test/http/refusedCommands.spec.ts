@@ -57,7 +57,14 @@ const UNKNOWN_ID = 999_999;
 const STALE_REVISION = 999;
 const OVERSIZED_BODY = JSON.stringify({ padding: 'x'.repeat(1024 * 1024) });
 
-const anImage = (key: string) => ({ key, file_name: `${key}.jpg`, content_type: 'image/jpeg', width: 800, height: 600, size_bytes: 90_000 });
+const anImage = (key: string) => ({
+  key,
+  file_name: `${key}.jpg`,
+  content_type: 'image/jpeg',
+  width: 800,
+  height: 600,
+  size_bytes: 90_000,
+});
 const aPdf = (key: string) => ({ key, file_name: `${key}.pdf`, size_bytes: 120_000, content_type: 'application/pdf' });
 const aProject = (world: World, overrides: Record<string, unknown> = {}) => ({
   name: 'Creek Views',
@@ -180,7 +187,14 @@ function refusalsByShape(route: AdminRoute): Refusal[] {
   ];
   if (route.body) {
     refusals.push(
-      { operationId, when: 'a body that is not JSON', rawBody: 'name=Dubai', headers: { 'content-type': 'text/plain' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+      {
+        operationId,
+        when: 'a body that is not JSON',
+        rawBody: 'name=Dubai',
+        headers: { 'content-type': 'text/plain' },
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      },
       {
         operationId,
         when: 'a body over 1 MB',
@@ -189,7 +203,14 @@ function refusalsByShape(route: AdminRoute): Refusal[] {
         status: 413,
         code: 'PAYLOAD_TOO_LARGE',
       },
-      { operationId, when: 'malformed JSON', rawBody: '{"name": ', headers: { 'content-type': 'application/json' }, status: 422, code: 'VALIDATION_FAILED' },
+      {
+        operationId,
+        when: 'malformed JSON',
+        rawBody: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+        status: 422,
+        code: 'VALIDATION_FAILED',
+      },
       {
         operationId,
         when: 'a gzip body that does not inflate',
@@ -253,12 +274,27 @@ const refusalsOfDeletedProject: Refusal[] = commandRoutes
 
 /** The refusals each handler or decider makes of a well-formed request. */
 const refusalsByRule: Refusal[] = [
-  { operationId: 'createState', when: 'a slug another state has', body: () => ({ name: 'Dubai again', slug: 'dubai', country_code: 'AE' }), ...SLUG_TAKEN },
+  {
+    operationId: 'createState',
+    when: 'a slug another state has',
+    body: () => ({ name: 'Dubai again', slug: 'dubai', country_code: 'AE' }),
+    ...SLUG_TAKEN,
+  },
   { operationId: 'reviseState', when: 'a slug another state has', body: () => ({ slug: 'abu-dhabi' }), ...SLUG_TAKEN },
   { operationId: 'reviseState', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
 
-  { operationId: 'createCommunity', when: 'a slug another community has', body: (w) => ({ state_id: w.stateId, name: 'Marina', slug: 'dubai-marina' }), ...SLUG_TAKEN },
-  { operationId: 'createCommunity', when: 'a state that does not exist', body: () => ({ state_id: UNKNOWN_ID, name: 'Nowhere', slug: 'nowhere' }), ...VALIDATION_FAILED },
+  {
+    operationId: 'createCommunity',
+    when: 'a slug another community has',
+    body: (w) => ({ state_id: w.stateId, name: 'Marina', slug: 'dubai-marina' }),
+    ...SLUG_TAKEN,
+  },
+  {
+    operationId: 'createCommunity',
+    when: 'a state that does not exist',
+    body: () => ({ state_id: UNKNOWN_ID, name: 'Nowhere', slug: 'nowhere' }),
+    ...VALIDATION_FAILED,
+  },
   { operationId: 'reviseCommunity', when: 'a slug another community has', body: () => ({ slug: 'saadiyat' }), ...SLUG_TAKEN },
   { operationId: 'reviseCommunity', when: 'a state that does not exist', body: () => ({ state_id: UNKNOWN_ID }), ...VALIDATION_FAILED },
   { operationId: 'reviseCommunity', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
@@ -276,42 +312,143 @@ const refusalsByRule: Refusal[] = [
     ...VALIDATION_FAILED,
   },
   { operationId: 'reviseSubCommunity', when: 'a slug another sub-community has', body: () => ({ slug: 'marina-walk' }), ...SLUG_TAKEN },
-  { operationId: 'reviseSubCommunity', when: 'a community that does not exist', body: () => ({ community_id: UNKNOWN_ID }), ...VALIDATION_FAILED },
+  {
+    operationId: 'reviseSubCommunity',
+    when: 'a community that does not exist',
+    body: () => ({ community_id: UNKNOWN_ID }),
+    ...VALIDATION_FAILED,
+  },
 
-  { operationId: 'createDeveloper', when: 'a slug another developer has', body: () => ({ name: 'Emaar again', slug: 'emaar' }), ...SLUG_TAKEN },
-  { operationId: 'createDeveloper', when: 'a founding year in the future', body: () => ({ name: 'Future', slug: 'future', established_year: 2999 }), ...VALIDATION_FAILED },
+  {
+    operationId: 'createDeveloper',
+    when: 'a slug another developer has',
+    body: () => ({ name: 'Emaar again', slug: 'emaar' }),
+    ...SLUG_TAKEN,
+  },
+  {
+    operationId: 'createDeveloper',
+    when: 'a founding year in the future',
+    body: () => ({ name: 'Future', slug: 'future', established_year: 2999 }),
+    ...VALIDATION_FAILED,
+  },
   { operationId: 'reviseDeveloper', when: 'a slug another developer has', body: () => ({ slug: 'nakheel' }), ...SLUG_TAKEN },
   { operationId: 'reviseDeveloper', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
 
-  { operationId: 'createUnitType', when: 'bedrooms that do not fit its kind', body: () => ({ name: 'Odd studio', kind: 'studio', bedrooms: 2, sort_order: 9 }), ...VALIDATION_FAILED },
+  {
+    operationId: 'createUnitType',
+    when: 'bedrooms that do not fit its kind',
+    body: () => ({ name: 'Odd studio', kind: 'studio', bedrooms: 2, sort_order: 9 }),
+    ...VALIDATION_FAILED,
+  },
   { operationId: 'reviseUnitType', when: 'bedrooms that do not fit its kind', body: () => ({ bedrooms: 3 }), ...VALIDATION_FAILED },
   { operationId: 'reviseUnitType', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
 
   { operationId: 'createProject', when: 'a slug another project has', body: (w) => aProject(w, { slug: 'marina-heights' }), ...SLUG_TAKEN },
-  { operationId: 'createProject', when: 'a developer that does not exist', body: (w) => aProject(w, { developer_id: UNKNOWN_ID }), ...VALIDATION_FAILED },
-  { operationId: 'createProject', when: 'a community in another state', body: (w) => aProject(w, { community_id: w.otherCommunityId }), ...VALIDATION_FAILED },
-  { operationId: 'createProject', when: 'a unit type twice', body: (w) => aProject(w, { unit_type_ids: [w.unitTypeId, w.unitTypeId] }), ...VALIDATION_FAILED },
+  {
+    operationId: 'createProject',
+    when: 'a developer that does not exist',
+    body: (w) => aProject(w, { developer_id: UNKNOWN_ID }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'createProject',
+    when: 'a community in another state',
+    body: (w) => aProject(w, { community_id: w.otherCommunityId }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'createProject',
+    when: 'a unit type twice',
+    body: (w) => aProject(w, { unit_type_ids: [w.unitTypeId, w.unitTypeId] }),
+    ...VALIDATION_FAILED,
+  },
   { operationId: 'reviseProject', when: 'a slug another project has', body: () => ({ slug: 'marina-views' }), ...SLUG_TAKEN },
-  { operationId: 'reviseProject', when: 'a developer that does not exist', body: () => ({ developer_id: UNKNOWN_ID }), ...VALIDATION_FAILED },
+  {
+    operationId: 'reviseProject',
+    when: 'a developer that does not exist',
+    body: () => ({ developer_id: UNKNOWN_ID }),
+    ...VALIDATION_FAILED,
+  },
   { operationId: 'reviseProject', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
 
-  { operationId: 'addFloorPlan', when: 'a unit type that does not exist', body: () => ({ title: 'Type X', unit_type_id: UNKNOWN_ID, image: anImage('x') }), ...VALIDATION_FAILED },
-  { operationId: 'reviseFloorPlan', when: 'a floor plan the project does not have', params: () => ({ floorPlanId: UNKNOWN_ID }), body: () => ({ title: 'x' }), ...NOT_FOUND },
+  {
+    operationId: 'addFloorPlan',
+    when: 'a unit type that does not exist',
+    body: () => ({ title: 'Type X', unit_type_id: UNKNOWN_ID, image: anImage('x') }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'reviseFloorPlan',
+    when: 'a floor plan the project does not have',
+    params: () => ({ floorPlanId: UNKNOWN_ID }),
+    body: () => ({ title: 'x' }),
+    ...NOT_FOUND,
+  },
   { operationId: 'reviseFloorPlan', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
-  { operationId: 'replaceFloorPlanImage', when: 'a floor plan the project does not have', params: () => ({ floorPlanId: UNKNOWN_ID }), body: () => ({ image: anImage('x') }), ...NOT_FOUND },
-  { operationId: 'removeFloorPlan', when: 'a floor plan the project does not have', params: () => ({ floorPlanId: UNKNOWN_ID }), ...NOT_FOUND },
+  {
+    operationId: 'replaceFloorPlanImage',
+    when: 'a floor plan the project does not have',
+    params: () => ({ floorPlanId: UNKNOWN_ID }),
+    body: () => ({ image: anImage('x') }),
+    ...NOT_FOUND,
+  },
+  {
+    operationId: 'removeFloorPlan',
+    when: 'a floor plan the project does not have',
+    params: () => ({ floorPlanId: UNKNOWN_ID }),
+    ...NOT_FOUND,
+  },
   {
     operationId: 'addPaymentPlan',
     when: 'milestones that do not sum to 100',
-    body: () => ({ name: 'Short', milestones: [{ label: 'Booking', percent: 20, due: null }, { label: 'Handover', percent: 70, due: null }] }),
+    body: () => ({
+      name: 'Short',
+      milestones: [
+        { label: 'Booking', percent: 20, due: null },
+        { label: 'Handover', percent: 70, due: null },
+      ],
+    }),
     ...VALIDATION_FAILED,
   },
-  { operationId: 'revisePaymentPlan', when: 'a payment plan the project does not have', params: () => ({ paymentPlanId: UNKNOWN_ID }), body: () => ({ name: 'x' }), ...NOT_FOUND },
-  { operationId: 'revisePaymentPlan', when: 'milestones that do not sum to 100', body: () => ({ milestones: [{ label: 'All', percent: 90, due: null }] }), ...VALIDATION_FAILED },
-  { operationId: 'removePaymentPlan', when: 'a payment plan the project does not have', params: () => ({ paymentPlanId: UNKNOWN_ID }), ...NOT_FOUND },
-  { operationId: 'reviseGalleryPicture', when: 'a picture the project does not have', params: () => ({ mediaId: UNKNOWN_ID }), body: () => ({ caption: 'x' }), ...NOT_FOUND },
-  { operationId: 'replaceGalleryPicture', when: 'a picture the project does not have', params: () => ({ mediaId: UNKNOWN_ID }), body: () => ({ image: anImage('x') }), ...NOT_FOUND },
-  { operationId: 'removeGalleryPicture', when: 'a picture the project does not have', params: () => ({ mediaId: UNKNOWN_ID }), ...NOT_FOUND },
+  {
+    operationId: 'revisePaymentPlan',
+    when: 'a payment plan the project does not have',
+    params: () => ({ paymentPlanId: UNKNOWN_ID }),
+    body: () => ({ name: 'x' }),
+    ...NOT_FOUND,
+  },
+  {
+    operationId: 'revisePaymentPlan',
+    when: 'milestones that do not sum to 100',
+    body: () => ({ milestones: [{ label: 'All', percent: 90, due: null }] }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'removePaymentPlan',
+    when: 'a payment plan the project does not have',
+    params: () => ({ paymentPlanId: UNKNOWN_ID }),
+    ...NOT_FOUND,
+  },
+  {
+    operationId: 'reviseGalleryPicture',
+    when: 'a picture the project does not have',
+    params: () => ({ mediaId: UNKNOWN_ID }),
+    body: () => ({ caption: 'x' }),
+    ...NOT_FOUND,
+  },
+  {
+    operationId: 'replaceGalleryPicture',
+    when: 'a picture the project does not have',
+    params: () => ({ mediaId: UNKNOWN_ID }),
+    body: () => ({ image: anImage('x') }),
+    ...NOT_FOUND,
+  },
+  {
+    operationId: 'removeGalleryPicture',
+    when: 'a picture the project does not have',
+    params: () => ({ mediaId: UNKNOWN_ID }),
+    ...NOT_FOUND,
+  },
   {
     operationId: 'setVideo',
     when: 'both an external address and a file',
@@ -323,14 +460,44 @@ const refusalsByRule: Refusal[] = [
     ...VALIDATION_FAILED,
   },
   { operationId: 'setRelatedProjects', when: 'the project itself', body: (w) => ({ project_ids: [w.projectId] }), ...VALIDATION_FAILED },
-  { operationId: 'setRelatedProjects', when: 'a project that does not exist', body: () => ({ project_ids: [UNKNOWN_ID] }), ...VALIDATION_FAILED },
-  { operationId: 'setRelatedProjects', when: 'a deleted project to relate to', body: (w) => ({ project_ids: [w.deletedProjectId] }), ...VALIDATION_FAILED },
-  { operationId: 'setRelatedProjects', when: 'a project twice', body: (w) => ({ project_ids: [w.otherProjectId, w.otherProjectId] }), ...VALIDATION_FAILED },
+  {
+    operationId: 'setRelatedProjects',
+    when: 'a project that does not exist',
+    body: () => ({ project_ids: [UNKNOWN_ID] }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'setRelatedProjects',
+    when: 'a deleted project to relate to',
+    body: (w) => ({ project_ids: [w.deletedProjectId] }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'setRelatedProjects',
+    when: 'a project twice',
+    body: (w) => ({ project_ids: [w.otherProjectId, w.otherProjectId] }),
+    ...VALIDATION_FAILED,
+  },
 
-  { operationId: 'createPlan', when: 'a key another plan has', body: () => ({ key: 'basic', name: 'Basic again', scopes: [], entitlements: [] }), ...SLUG_TAKEN },
+  {
+    operationId: 'createPlan',
+    when: 'a key another plan has',
+    body: () => ({ key: 'basic', name: 'Basic again', scopes: [], entitlements: [] }),
+    ...SLUG_TAKEN,
+  },
   { operationId: 'revisePlan', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
-  { operationId: 'registerClient', when: 'a plan that does not exist', body: () => ({ name: 'Creek Realty', plan: 'platinum' }), ...VALIDATION_FAILED },
-  { operationId: 'registerClient', when: 'an inactive plan', body: () => ({ name: 'Creek Realty', plan: 'retired' }), ...VALIDATION_FAILED },
+  {
+    operationId: 'registerClient',
+    when: 'a plan that does not exist',
+    body: () => ({ name: 'Creek Realty', plan: 'platinum' }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'registerClient',
+    when: 'an inactive plan',
+    body: () => ({ name: 'Creek Realty', plan: 'retired' }),
+    ...VALIDATION_FAILED,
+  },
   { operationId: 'reviseClient', when: 'an inactive plan', body: () => ({ plan: 'retired' }), ...VALIDATION_FAILED },
   { operationId: 'reviseClient', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
   {
@@ -347,13 +514,24 @@ const refusalsByRule: Refusal[] = [
   },
   { operationId: 'startEvaluation', when: 'a catalogue with too few published projects to sample', body: () => ({}), ...CONFLICT },
   { operationId: 'pauseEvaluation', when: 'a client that is not in Evaluation Mode', body: () => ({}), ...CONFLICT },
-  { operationId: 'issueApiKey', when: 'an expiry in the past', body: () => ({ environment: 'live', expires_at: '2001-01-01T00:00:00Z' }), ...VALIDATION_FAILED },
+  {
+    operationId: 'issueApiKey',
+    when: 'an expiry in the past',
+    body: () => ({ environment: 'live', expires_at: '2001-01-01T00:00:00Z' }),
+    ...VALIDATION_FAILED,
+  },
   { operationId: 'revokeApiKey', when: "another client's key", params: (w) => ({ clientId: w.otherClientId }), ...NOT_FOUND },
   { operationId: 'deactivateApiKey', when: 'a revoked key', params: (w) => ({ keyId: w.revokedKeyId }), ...CONFLICT },
   { operationId: 'reactivateApiKey', when: 'a revoked key', params: (w) => ({ keyId: w.revokedKeyId }), ...CONFLICT },
   { operationId: 'rotateApiKey', when: 'a revoked key', params: (w) => ({ keyId: w.revokedKeyId }), body: () => ({}), ...CONFLICT },
   { operationId: 'rotateApiKey', when: 'a key rotated before', params: (w) => ({ keyId: w.rotatedKeyId }), body: () => ({}), ...CONFLICT },
-  { operationId: 'rotateApiKey', when: "another client's key", params: (w) => ({ clientId: w.otherClientId }), body: () => ({}), ...NOT_FOUND },
+  {
+    operationId: 'rotateApiKey',
+    when: "another client's key",
+    params: (w) => ({ clientId: w.otherClientId }),
+    body: () => ({}),
+    ...NOT_FOUND,
+  },
   {
     operationId: 'setSubscription',
     when: 'a period that ends before it starts',
@@ -364,13 +542,40 @@ const refusalsByRule: Refusal[] = [
   { operationId: 'submitPlanChange', when: 'an inactive plan', body: () => ({ plan: 'retired' }), ...VALIDATION_FAILED },
   { operationId: 'startPlanChangeReview', when: 'a rejected request', params: (w) => ({ requestId: w.rejectedRequestId }), ...CONFLICT },
   { operationId: 'startPlanChangeReview', when: "another client's request", params: (w) => ({ clientId: w.otherClientId }), ...NOT_FOUND },
-  { operationId: 'approvePlanChange', when: 'a request not under review', params: (w) => ({ requestId: w.submittedRequestId }), body: acceptedBodies.approvePlanChange!, ...CONFLICT },
-  { operationId: 'rejectPlanChange', when: 'a rejected request', params: (w) => ({ requestId: w.rejectedRequestId }), body: acceptedBodies.rejectPlanChange!, ...CONFLICT },
+  {
+    operationId: 'approvePlanChange',
+    when: 'a request not under review',
+    params: (w) => ({ requestId: w.submittedRequestId }),
+    body: acceptedBodies.approvePlanChange!,
+    ...CONFLICT,
+  },
+  {
+    operationId: 'rejectPlanChange',
+    when: 'a rejected request',
+    params: (w) => ({ requestId: w.rejectedRequestId }),
+    body: acceptedBodies.rejectPlanChange!,
+    ...CONFLICT,
+  },
   { operationId: 'cancelPlanChange', when: 'a rejected request', params: (w) => ({ requestId: w.rejectedRequestId }), ...CONFLICT },
-  { operationId: 'confirmPlanChangePayment', when: 'a request not approved', params: (w) => ({ requestId: w.submittedRequestId }), ...CONFLICT },
-  { operationId: 'confirmPlanChangePayment', when: 'a request for a plan deactivated since', params: (w) => ({ requestId: w.strandedRequestId }), ...CONFLICT },
+  {
+    operationId: 'confirmPlanChangePayment',
+    when: 'a request not approved',
+    params: (w) => ({ requestId: w.submittedRequestId }),
+    ...CONFLICT,
+  },
+  {
+    operationId: 'confirmPlanChangePayment',
+    when: 'a request for a plan deactivated since',
+    params: (w) => ({ requestId: w.strandedRequestId }),
+    ...CONFLICT,
+  },
   { operationId: 'authorisePlanChange', when: 'a request not approved', params: (w) => ({ requestId: w.submittedRequestId }), ...CONFLICT },
-  { operationId: 'authorisePlanChange', when: 'a request for a plan deactivated since', params: (w) => ({ requestId: w.strandedRequestId }), ...CONFLICT },
+  {
+    operationId: 'authorisePlanChange',
+    when: 'a request for a plan deactivated since',
+    params: (w) => ({ requestId: w.strandedRequestId }),
+    ...CONFLICT,
+  },
 ];
 
 const refusals: Refusal[] = [...commandRoutes.flatMap(refusalsByShape), ...refusalsOfDeletedProject, ...refusalsByRule];
@@ -387,7 +592,11 @@ describe('refused admin commands', () => {
   let app: TestApp;
   let world: World;
 
-  const admin = (method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Answer> =>
+  const admin = (
+    method: string,
+    path: string,
+    options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ): Promise<Answer> =>
     request(app.baseUrl, `/admin/v1${path}`, {
       method,
       token: app.adminToken,
@@ -407,7 +616,9 @@ describe('refused admin commands', () => {
     const otherStateId = (await accepted('POST', '/states', { name: 'Abu Dhabi', slug: 'abu-dhabi', country_code: 'AE' })).id;
     const communityId = (await accepted('POST', '/communities', { state_id: stateId, name: 'Dubai Marina', slug: 'dubai-marina' })).id;
     const otherCommunityId = (await accepted('POST', '/communities', { state_id: otherStateId, name: 'Saadiyat', slug: 'saadiyat' })).id;
-    const subCommunityId = (await accepted('POST', '/sub-communities', { community_id: communityId, name: 'Marina Promenade', slug: 'marina-promenade' })).id;
+    const subCommunityId = (
+      await accepted('POST', '/sub-communities', { community_id: communityId, name: 'Marina Promenade', slug: 'marina-promenade' })
+    ).id;
     await accepted('POST', '/sub-communities', { community_id: communityId, name: 'Marina Walk', slug: 'marina-walk' });
     const developerId = (await accepted('POST', '/developers', { name: 'Emaar', slug: 'emaar' })).id;
     await accepted('POST', '/developers', { name: 'Nakheel', slug: 'nakheel' });
@@ -508,7 +719,10 @@ describe('refused admin commands', () => {
         ...(refusal.rawBody !== undefined ? { rawBody: refusal.rawBody } : refusal.body ? { body: refusal.body(world) } : {}),
       });
 
-      expect({ status: answer.status, code: answer.body?.error?.code }, JSON.stringify(answer.body)).toEqual({ status: refusal.status, code: refusal.code });
+      expect({ status: answer.status, code: answer.body?.error?.code }, JSON.stringify(answer.body)).toEqual({
+        status: refusal.status,
+        code: refusal.code,
+      });
       expect(await app.eventStore.headPosition()).toBe(headBefore);
     });
   }

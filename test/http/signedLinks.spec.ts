@@ -43,7 +43,7 @@ describe('signed links', () => {
   it('when a link was minted in an earlier window, then it verifies until its own expiry and not from then on', () => {
     const signer = createLinkSigner(SECRET, 900);
     const { expires, signature } = queryOf(signer.sign(PATH, at(10)).pathAndQuery);
-    expect(expires).toBe(String((BOUNDARY / 1000) + 1200));
+    expect(expires).toBe(String(BOUNDARY / 1000 + 1200));
     expect(signer.verify(PATH, expires, signature, at(301))).toBe(true);
     expect(signer.verify(PATH, expires, signature, at(1199.999))).toBe(true);
     expect(signer.verify(PATH, expires, signature, at(1200))).toBe(false);

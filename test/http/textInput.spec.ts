@@ -109,7 +109,9 @@ describe('free text in admin commands and /v1 queries', () => {
     const created = await api.admin('POST', '/projects', { ...place, slug: freshSlug('project'), name: 'Paths' });
     const project = `/projects/${created.body.data.id}`;
 
-    const tours = await api.admin('PUT', `${project}/virtual-tours`, { items: [{ title: 'Tour', url: 'https://tours.example/\u202eabc' }] });
+    const tours = await api.admin('PUT', `${project}/virtual-tours`, {
+      items: [{ title: 'Tour', url: 'https://tours.example/\u202eabc' }],
+    });
     expect(tours.status).toBe(422);
     expect(Object.keys(tours.body.error.details.fields)).toEqual(['body.items.0.url']);
 

@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type {
-  Clock,
-  ConsumeAllowed,
-  ConsumeRefused,
-  ConsumeRequest,
-  ConsumeResult,
-  LimitPolicy,
-  Limits,
-} from '../../src/limits/limits.js';
+import type { Clock, ConsumeAllowed, ConsumeRefused, ConsumeRequest, ConsumeResult, LimitPolicy, Limits } from '../../src/limits/limits.js';
 
 /** Client ids unlikely to be used by a service sharing the same Redis, so no flush is needed between runs. */
 const freshClientId = () => 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);

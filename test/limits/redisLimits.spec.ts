@@ -123,7 +123,9 @@ describe.skipIf(!redisUrl)('Redis limits', () => {
           for (const result of answered) if (!result.allowed) refusals.add(result.code);
         }
         // The scenario reaches every limit, so the comparison covers every refusal path.
-        expect(refusals).toEqual(new Set(['BURST_LIMIT_EXCEEDED', 'PER_MINUTE_LIMIT_EXCEEDED', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED']));
+        expect(refusals).toEqual(
+          new Set(['BURST_LIMIT_EXCEEDED', 'PER_MINUTE_LIMIT_EXCEEDED', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED']),
+        );
         expect(compared).toBeGreaterThan(500);
       } finally {
         await Promise.all([batched.close(), sequential.close()]);
@@ -213,7 +215,9 @@ describe.skipIf(!redisServerBinary)('Redis limits round trips, on a redis-server
     const tight = { ...loosePolicy, perMinute: 100 };
     const consumeAll = () =>
       Promise.all(
-        Array.from({ length: consumes }, () => limits.consume({ clientId, environment: 'live', policy: tight, units: 1, chargesQuota: true })),
+        Array.from({ length: consumes }, () =>
+          limits.consume({ clientId, environment: 'live', policy: tight, units: 1, chargesQuota: true }),
+        ),
       );
     try {
       await limits.consume({ clientId: freshClientId(), environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
@@ -235,8 +239,7 @@ describe.skipIf(!redisServerBinary)('Redis limits round trips, on a redis-server
   it('when the server has lost the script (SCRIPT FLUSH), then the next consume reloads it and still counts once', async () => {
     const limits = createRedisLimits(serverUrl);
     const clientId = freshClientId();
-    const consume = () =>
-      limits.consume({ clientId, environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
+    const consume = () => limits.consume({ clientId, environment: 'live', policy: loosePolicy, units: 1, chargesQuota: true });
     try {
       expect(await consume()).toMatchObject({ allowed: true, daily: { used: 1 } });
       await observer.script('FLUSH');

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitsKeys } from '../../src/limits/redisLimits.js';
 import type { PlanLimits } from '../../src/limits/planLimits.js';
 import { minute, projectCreated, projectEvent } from '../support/catalogueEvents.js';
-import { publishedReferenceCatalogue, startApiFixture, UNLIMITED_FOR_TESTS, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
+import {
+  publishedReferenceCatalogue,
+  startApiFixture,
+  UNLIMITED_FOR_TESTS,
+  type ApiFixture,
+  type IssuedKey,
+} from '../support/apiFixture.js';
 import { request } from '../support/http.js';
 import { freePort } from '../support/http.js';
 import { eventually } from '../support/eventually.js';
@@ -58,7 +64,11 @@ describe.skipIf(!redisServer)('a Redis outage', () => {
       clock: () => new Date(now),
       logDestination: { write: (line: string) => void logLines.push(JSON.parse(line) as LogLine) },
     });
-    await api.given([...publishedReferenceCatalogue(), projectCreated(1, {}, minute(1)), projectEvent('ProjectPublished', 1, {}, minute(1))]);
+    await api.given([
+      ...publishedReferenceCatalogue(),
+      projectCreated(1, {}, minute(1)),
+      projectEvent('ProjectPublished', 1, {}, minute(1)),
+    ]);
     roomy = await api.issue({ limits: planLimits({ per_minute: 100, daily: 1_000, monthly: 10_000 }) });
     tight = await api.issue({ limits: planLimits({ per_minute: 3, daily: 1_000, monthly: 10_000 }) });
   });

@@ -123,7 +123,12 @@ describe('durable usage', () => {
     const report = await readUsageReport(readStore, clientId, MONTH);
     expect(report).toMatchObject({ client_id: clientId, month: MONTH, time_zone: 'Asia/Dhaka' });
     expect(report.environments).toHaveLength(1);
-    expect(report.environments[0]).toMatchObject({ environment: 'live', units: 8, days: [{ date: '2026-03-15', units: 8 }], overage_units: 6 });
+    expect(report.environments[0]).toMatchObject({
+      environment: 'live',
+      units: 8,
+      days: [{ date: '2026-03-15', units: 8 }],
+      overage_units: 6,
+    });
     expect(report.environments[0]!.overage).toEqual(
       expect.arrayContaining([
         { ...PRICE, units: 3, amount: '0.006' },

@@ -52,9 +52,13 @@ describe('projector crash recovery', () => {
 
     const first = startProjectorProcess(dataDir);
     // Some projections have committed batches, none has reached the head: the kill lands mid-backlog.
-    await eventually('a first batch to be committed', async () => (await live.getCheckpoint(checkpointNameOf(allProjections[0]!))) !== null, {
-      timeoutMs: 60_000,
-    });
+    await eventually(
+      'a first batch to be committed',
+      async () => (await live.getCheckpoint(checkpointNameOf(allProjections[0]!))) !== null,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     first.kill('SIGKILL');
     await once(first, 'exit');
     expect(await lowestCheckpoint(live)).toBeLessThan(head);

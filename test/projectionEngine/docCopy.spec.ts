@@ -6,14 +6,15 @@ const asStored = (value: unknown) => JSON.stringify(value);
 
 describe('withFields', () => {
   it('when fields are set on a document, then the copy equals the spread, key order included, and the document is untouched', () => {
-    const doc: Readonly<{ _id: number; name: string; count: number; tags: string[]; nested: { x: number }; _position: number }> = Object.freeze({
-      _id: 7,
-      name: 'Marina',
-      count: 1,
-      tags: ['a'],
-      nested: { x: 1 },
-      _position: 3,
-    });
+    const doc: Readonly<{ _id: number; name: string; count: number; tags: string[]; nested: { x: number }; _position: number }> =
+      Object.freeze({
+        _id: 7,
+        name: 'Marina',
+        count: 1,
+        tags: ['a'],
+        nested: { x: 1 },
+        _position: 3,
+      });
 
     const copy = withFields(doc, { count: 2, _position: 9 });
 

@@ -30,7 +30,10 @@ function stores() {
 }
 
 /** Projects the whole log with the live runtime in small batches, then stops. */
-async function projectIncrementally(eventStore: ReturnType<typeof stores>['eventStore'], readStore: ReturnType<typeof stores>['readStore']) {
+async function projectIncrementally(
+  eventStore: ReturnType<typeof stores>['eventStore'],
+  readStore: ReturnType<typeof stores>['readStore'],
+) {
   const projector = await startProjector({ eventStore, readStore, projections: allProjections, logger: silentLogger(), batchSize: 7 });
   await projector.waitForPosition((await eventStore.headPosition())!, 20_000);
   await projector.stop();
@@ -148,9 +151,13 @@ describe('rebuild', () => {
       () => eventStore.close(),
     );
     await appendEvents(eventStore, catalogueHistory({ projects: 5, seed: 19 }));
-    await eventStore.appendToStream('unicode-1', [{ type: 'Noted', data: { text: 'Studio – 1 Bedroom, Dubaï 😀' }, metadata: { actor: 'é' } }], {
-      expectedRevision: 'no_stream',
-    });
+    await eventStore.appendToStream(
+      'unicode-1',
+      [{ type: 'Noted', data: { text: 'Studio – 1 Bedroom, Dubaï 😀' }, metadata: { actor: 'é' } }],
+      {
+        expectedRevision: 'no_stream',
+      },
+    );
     const after = 3n;
 
     const pages: RecordedEvent[][] = [];
@@ -188,7 +195,11 @@ describe('rebuild', () => {
 
   it('when a page gets through only in halves (a slug handed over, then its giver edited), then the rebuild equals incremental projection', async () => {
     const { eventStore, readStore: incremental } = stores();
-    const firstPage = [...referenceCatalogue(), projectCreated(1, { slug: 'marina-heights' }), projectCreated(2, { slug: 'marina-heights-2' })];
+    const firstPage = [
+      ...referenceCatalogue(),
+      projectCreated(1, { slug: 'marina-heights' }),
+      projectCreated(2, { slug: 'marina-heights-2' }),
+    ];
     const head = await appendEvents(eventStore, [
       ...firstPage,
       projectEvent('ProjectRevised', 1, { changes: { slug: 'marina-heights-old' } }),
@@ -203,14 +214,20 @@ describe('rebuild', () => {
       ...rebuiltStore,
       async beginGeneration(collections) {
         const generation = await rebuiltStore.beginGeneration(collections);
-        return { ...generation, write: (ops, checkpoints) => generation.write(ops, checkpoints).catch((error: unknown) => Promise.reject(refused.push(error) && error)) };
+        return {
+          ...generation,
+          write: (ops, checkpoints) =>
+            generation.write(ops, checkpoints).catch((error: unknown) => Promise.reject(refused.push(error) && error)),
+        };
       },
     };
 
     await rebuildProjections({ eventStore, readStore: counting, projections: allProjections, batchSize: firstPage.length });
 
     expect(refused).toEqual([expect.objectContaining({ code: 'DUPLICATE_KEY' })]);
-    expect(JSON.stringify(await readModelOf(rebuiltStore, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
+    expect(JSON.stringify(await readModelOf(rebuiltStore, allProjections))).toBe(
+      JSON.stringify(await readModelOf(incremental, allProjections)),
+    );
     for (const projection of allProjections) expect(await rebuiltStore.getCheckpoint(checkpointNameOf(projection))).toBe(head);
   });
 
@@ -231,7 +248,9 @@ describe('rebuild', () => {
       projections: allProjections,
       batchSize: 50,
       onProgress: () => {
-        servedDuringRebuild.push(Promise.all([readStore.get<ProjectDoc>(PROJECTS, 3), readStore.getCheckpoint(checkpointNameOf(projectsProjection))]));
+        servedDuringRebuild.push(
+          Promise.all([readStore.get<ProjectDoc>(PROJECTS, 3), readStore.getCheckpoint(checkpointNameOf(projectsProjection))]),
+        );
       },
     });
 
@@ -259,7 +278,9 @@ describe('rebuild', () => {
         throw new Error('broken projection');
       },
     };
-    await expect(rebuildProjections({ eventStore, readStore, projections: [...allProjections, failing] })).rejects.toThrow('broken projection');
+    await expect(rebuildProjections({ eventStore, readStore, projections: [...allProjections, failing] })).rejects.toThrow(
+      'broken projection',
+    );
     expect(await readModelOf(readStore, allProjections)).toEqual(served);
     expect((await readStore.find('failing_docs')).total).toBe(0);
   });

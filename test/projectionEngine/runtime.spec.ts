@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_CHANGES, changeFeedProjection } from '../../projections/changeFeed.js';
 import { allProjections } from '../../projections/index.js';
-import { alreadyApplied, checkpointNameOf, positionNumber, type PositionedDoc, type Projection } from '../../src/projectionEngine/projection.js';
+import {
+  alreadyApplied,
+  checkpointNameOf,
+  positionNumber,
+  type PositionedDoc,
+  type Projection,
+} from '../../src/projectionEngine/projection.js';
 import { PROJECTS, projectsProjection } from '../../projections/projects.js';
 import { rebuildProjections } from '../../src/projectionEngine/rebuild.js';
 import { startProjector, type Projector } from '../../src/projectionEngine/runtime.js';
@@ -11,7 +17,14 @@ import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore, WriteOp } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory, minute, projectCreated, projectEvent, referenceCatalogue } from '../support/catalogueEvents.js';
 import { eventually } from '../support/eventually.js';
-import { capturingLogger, projectInBatches, readModelOf, readWholeLog, recordingWrites, silentLogger } from '../support/projectionHarness.js';
+import {
+  capturingLogger,
+  projectInBatches,
+  readModelOf,
+  readWholeLog,
+  recordingWrites,
+  silentLogger,
+} from '../support/projectionHarness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -63,7 +76,12 @@ describe('projector runtime', () => {
 
     const later = await appendEvents(eventStore, [projectCreated(2), projectEvent('ProjectPublished', 2, {})]);
     const recording = recordingWrites(readStore);
-    const second = await started({ eventStore, readStore: recording.readStore, projections: [changeFeedProjection], logger: silentLogger() });
+    const second = await started({
+      eventStore,
+      readStore: recording.readStore,
+      projections: [changeFeedProjection],
+      logger: silentLogger(),
+    });
     await second.waitForPosition(later, 5_000);
 
     expect(recording.writes.flatMap((write) => putIds(feedEntries(write.ops)))).toEqual([String(firstHead + 1n), String(later)]);
@@ -72,7 +90,12 @@ describe('projector runtime', () => {
 
   it('when a backlog is projected, then each batch is one write that carries its checkpoint', async () => {
     const { eventStore, readStore } = stores();
-    const events = [projectCreated(1), ...Array.from({ length: 9 }, (_, index) => projectEvent('ProjectRevised', 1, { changes: { name: `Name ${index}` } }, minute(index + 1)))];
+    const events = [
+      projectCreated(1),
+      ...Array.from({ length: 9 }, (_, index) =>
+        projectEvent('ProjectRevised', 1, { changes: { name: `Name ${index}` } }, minute(index + 1)),
+      ),
+    ];
     for (const event of events) await appendEvents(eventStore, [event]);
     const recording = recordingWrites(readStore);
     const projector = await started({
@@ -106,7 +129,11 @@ describe('projector runtime', () => {
       },
     });
     const first = await startProjector({ eventStore, readStore, projections: [shapes(1, 'old')], logger: silentLogger() });
-    const head = await appendEvents(eventStore, [projectCreated(1), projectCreated(2), projectEvent('ProjectRevised', 1, { changes: { name: 'Revised' } })]);
+    const head = await appendEvents(eventStore, [
+      projectCreated(1),
+      projectCreated(2),
+      projectEvent('ProjectRevised', 1, { changes: { name: 'Revised' } }),
+    ]);
     await first.waitForPosition(head, 5_000);
     await first.stop();
     expect((await readStore.find('shapes')).items.map((doc) => doc.shape)).toEqual(['old', 'old']);
@@ -115,7 +142,9 @@ describe('projector runtime', () => {
     const projector = await started({ eventStore, readStore, projections: [shapes(2, 'new')], logger });
     expect((await readStore.find('shapes')).items.map((doc) => doc.shape)).toEqual(['new', 'new']);
     expect(await readStore.getCheckpoint('shapes@v2')).toBe(head);
-    expect(lines.map((line) => line.msg)).toContain('read models built by an earlier version of their projection: rebuilding them from the log');
+    expect(lines.map((line) => line.msg)).toContain(
+      'read models built by an earlier version of their projection: rebuilding them from the log',
+    );
 
     const next = await appendEvents(eventStore, [projectCreated(3)]);
     await projector.waitForPosition(next, 5_000);
@@ -128,7 +157,9 @@ describe('projector runtime', () => {
     const head = await appendEvents(eventStore, [...referenceCatalogue(), projectCreated(1)]);
     const projector = await started({ eventStore, readStore, projections: [projectsProjection], logger });
     await projector.waitForPosition(head, 5_000);
-    expect(lines.map((line) => line.msg)).not.toContain('read models built by an earlier version of their projection: rebuilding them from the log');
+    expect(lines.map((line) => line.msg)).not.toContain(
+      'read models built by an earlier version of their projection: rebuilding them from the log',
+    );
     expect(await readStore.getCheckpoint(checkpointNameOf(projectsProjection))).toBe(head);
   });
 
@@ -147,7 +178,14 @@ describe('projector runtime', () => {
         ctx.put('flaky_published', { _id: String(event.position) });
       },
     };
-    const projector = await started({ eventStore, readStore, projections: [flaky], logger, batchSize: 50, retry: { initialMs: 20, maxMs: 1_000 } });
+    const projector = await started({
+      eventStore,
+      readStore,
+      projections: [flaky],
+      logger,
+      batchSize: 50,
+      retry: { initialMs: 20, maxMs: 1_000 },
+    });
     const created = await appendEvents(eventStore, [projectCreated(1)]);
     const published = await appendEvents(eventStore, [projectEvent('ProjectPublished', 1, {})]);
     await appendEvents(eventStore, [projectEvent('ProjectRevised', 1, { changes: { name: 'After' } })]);
@@ -158,7 +196,11 @@ describe('projector runtime', () => {
       return logged.length >= 3 && logged.slice(0, 3);
     });
     expect(failures.map((line) => line.retryInMs)).toEqual([20, 40, 80]);
-    expect(failures[0]).toMatchObject({ projection: 'flaky', msg: expect.stringMatching(/failed/), err: { message: 'cannot project a publication' } });
+    expect(failures[0]).toMatchObject({
+      projection: 'flaky',
+      msg: expect.stringMatching(/failed/),
+      err: { message: 'cannot project a publication' },
+    });
     // Three failures took at least the 20 + 40 ms of backoff between them: no hot loop.
     expect(Date.now() - startedWaiting).toBeGreaterThanOrEqual(60);
     const checkpoint = await readStore.getCheckpoint('flaky');

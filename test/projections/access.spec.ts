@@ -63,7 +63,10 @@ describe('access read model', () => {
 
   it('when a plan is revised, then every client on it gets the new lists except where it has its own', async () => {
     const readStore = await projected([
-      planEvent({ type: 'PlanRevised', data: { plan_id: 1, changes: { scopes: ['projects:read', 'faqs:read'], entitlements: ['images', 'brochures'] }, at: minute(2) } }),
+      planEvent({
+        type: 'PlanRevised',
+        data: { plan_id: 1, changes: { scopes: ['projects:read', 'faqs:read'], entitlements: ['images', 'brochures'] }, at: minute(2) },
+      }),
     ]);
     const grants = async (id: number) => {
       const { scopes, entitlements } = (await readStore.get(ACCESS_CLIENTS, id))!;
@@ -79,8 +82,14 @@ describe('access read model', () => {
     const inactive = await projected([deactivated]);
     expect(await inactive.get(ACCESS_CLIENTS, 3)).toMatchObject({ scopes: [], entitlements: [], entitlement_overrides: ['floorplans'] });
 
-    const reactivated = await projected([deactivated, planEvent({ type: 'PlanRevised', data: { plan_id: 1, changes: { active: true }, at: minute(3) } })]);
-    expect(await reactivated.get(ACCESS_CLIENTS, 3)).toMatchObject({ scopes: ['projects:read', 'developers:read'], entitlements: ['floorplans'] });
+    const reactivated = await projected([
+      deactivated,
+      planEvent({ type: 'PlanRevised', data: { plan_id: 1, changes: { active: true }, at: minute(3) } }),
+    ]);
+    expect(await reactivated.get(ACCESS_CLIENTS, 3)).toMatchObject({
+      scopes: ['projects:read', 'developers:read'],
+      entitlements: ['floorplans'],
+    });
   });
 
   it('when a client moves to another plan and drops its own list, then it takes that plan and its lists', async () => {

@@ -6,7 +6,15 @@ import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
-import { appendEvents, imageRef, minute, projectCreated, projectEvent, referenceCatalogue, type StreamEvent } from '../support/catalogueEvents.js';
+import {
+  appendEvents,
+  imageRef,
+  minute,
+  projectCreated,
+  projectEvent,
+  referenceCatalogue,
+  type StreamEvent,
+} from '../support/catalogueEvents.js';
 import { silentLogger } from '../support/projectionHarness.js';
 
 let running: { eventStore: EventStore; readStore: ReadStore; projector: Projector } | null = null;
@@ -34,7 +42,15 @@ async function liveCatalogue() {
     await projector.waitForPosition(position, 5_000);
     return position;
   };
-  const changes = async () => (await readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, { sort: [['changed_at', 1], ['position', 1]] })).items;
+  const changes = async () =>
+    (
+      await readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
+        sort: [
+          ['changed_at', 1],
+          ['position', 1],
+        ],
+      })
+    ).items;
   const project = async (id: number) => (await readStore.get<ProjectDoc>(PROJECTS, id))!;
   await append(referenceCatalogue());
   return { append, changes, project };
@@ -84,7 +100,12 @@ describe('change feed', () => {
       projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 6, caption: null, position: 0, image: imageRef('a') } }, minute(13)),
       projectEvent('GalleryPictureRevised', 1, { media_id: 6, changes: { caption: 'Lobby' } }, minute(14)),
       projectEvent('GalleryPictureRemoved', 1, { media_id: 6 }, minute(15)),
-      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 7, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('f') } }, minute(16)),
+      projectEvent(
+        'FloorPlanAdded',
+        1,
+        { floor_plan: { floor_plan_id: 7, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('f') } },
+        minute(16),
+      ),
       projectEvent('FloorPlanRevised', 1, { floor_plan_id: 7, changes: { title: 'B' } }, minute(17)),
       projectEvent('FloorPlanRemoved', 1, { floor_plan_id: 7 }, minute(18)),
       projectEvent('AmenitiesSet', 1, { items: [{ name: 'Pool', icon: null }] }, minute(19)),
@@ -112,14 +133,24 @@ describe('change feed', () => {
     await feed.append([
       projectCreated(1, {}, minute(1)),
       projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 6, caption: null, position: 0, image: imageRef('a') } }, minute(2)),
-      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 7, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('f') } }, minute(3)),
+      projectEvent(
+        'FloorPlanAdded',
+        1,
+        { floor_plan: { floor_plan_id: 7, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('f') } },
+        minute(3),
+      ),
     ]);
     const before = await feed.changes();
     const pdf = { key: 'k', file_name: 'x.pdf', content_type: 'application/pdf' as const, size_bytes: 1 };
     await feed.append([
       projectEvent('GalleryPictureReplaced', 1, { media_id: 6, image: imageRef('b') }, minute(30)),
       projectEvent('FloorPlanImageReplaced', 1, { floor_plan_id: 7, image: imageRef('g') }, minute(31)),
-      projectEvent('VideoSet', 1, { video: { title: 'T', description: null, external_url: null, file: null, thumbnail: null } }, minute(32)),
+      projectEvent(
+        'VideoSet',
+        1,
+        { video: { title: 'T', description: null, external_url: null, file: null, thumbnail: null } },
+        minute(32),
+      ),
       projectEvent('VideoRemoved', 1, {}, minute(33)),
       projectEvent('NearbyPlacesSet', 1, { items: [] }, minute(34)),
       projectEvent('PaymentMethodsSet', 1, { items: [] }, minute(35)),
@@ -144,7 +175,12 @@ describe('change feed', () => {
       projectEvent('ProjectPublished', 2, {}, minute(4)),
       projectEvent('ProjectRevised', 2, { changes: { community_id: 2 } }, minute(5)),
       projectEvent('ProjectRevised', 2, { changes: { name: 'Renamed' } }, minute(6)),
-      projectEvent('PaymentPlanAdded', 2, { payment_plan: { payment_plan_id: 5, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] } }, minute(7)),
+      projectEvent(
+        'PaymentPlanAdded',
+        2,
+        { payment_plan: { payment_plan_id: 5, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] } },
+        minute(7),
+      ),
       projectEvent('ProjectDeleted', 2, {}, minute(8)),
       projectCreated(3, { community_id: 1, state_id: 1 }, minute(9)),
       projectEvent('ProjectPublished', 3, {}, minute(10)),

@@ -35,7 +35,12 @@ describe.each(allProjections.map((projection) => [projection.name, projection] a
     const once = createEmbeddedReadStore();
     await projectInBatches(once, projection, history, 40);
     const doubled = createEmbeddedReadStore();
-    await projectInBatches(doubled, projection, history.flatMap((event) => [event, event]), 80);
+    await projectInBatches(
+      doubled,
+      projection,
+      history.flatMap((event) => [event, event]),
+      80,
+    );
     expect(await readModelOf(doubled, [projection])).toEqual(await readModelOf(once, [projection]));
   });
 });

@@ -143,7 +143,15 @@ describe('projects read model', () => {
       projectEvent(
         'ProjectRevised',
         1,
-        { changes: { area_from: '1,499.5 - 2,000.4 sq ft', area_to: 2210.5, location: null, unit_type_ids: [UNIT.studio], slug: 'new-slug' } },
+        {
+          changes: {
+            area_from: '1,499.5 - 2,000.4 sq ft',
+            area_to: 2210.5,
+            location: null,
+            unit_type_ids: [UNIT.studio],
+            slug: 'new-slug',
+          },
+        },
         minute(30),
       ),
     ]);
@@ -165,7 +173,12 @@ describe('projects read model', () => {
       projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 11, caption: null, position: 2, image: imageRef('aaa') } }, minute(1)),
       projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 12, caption: null, position: 1, image: imageRef('bbb') } }, minute(2)),
       projectEvent('GalleryPictureReplaced', 1, { media_id: 12, image: imageRef('ccc') }, minute(3)),
-      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 21, title: 'A', unit_type_id: null, area: 1000.4, price: null, image: imageRef('fp') } }, minute(4)),
+      projectEvent(
+        'FloorPlanAdded',
+        1,
+        { floor_plan: { floor_plan_id: 21, title: 'A', unit_type_id: null, area: 1000.4, price: null, image: imageRef('fp') } },
+        minute(4),
+      ),
     ]);
     expect(await project(1)).toMatchObject({
       cover_image: { media_id: 12, key: 'ccc' },
@@ -191,10 +204,16 @@ describe('project resources read model', () => {
     const document = { key: 'mp', file_name: 'master.pdf', content_type: 'application/pdf' as const, size_bytes: 10 };
     const { resources } = await projected([
       projectCreated(1),
-      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 22, title: 'B', unit_type_id: 3, area: '1,020.6 sq ft', price: 5, image: imageRef('b') } }),
-      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 21, title: 'A', unit_type_id: null, area: 980.5, price: null, image: imageRef('a') } }),
+      projectEvent('FloorPlanAdded', 1, {
+        floor_plan: { floor_plan_id: 22, title: 'B', unit_type_id: 3, area: '1,020.6 sq ft', price: 5, image: imageRef('b') },
+      }),
+      projectEvent('FloorPlanAdded', 1, {
+        floor_plan: { floor_plan_id: 21, title: 'A', unit_type_id: null, area: 980.5, price: null, image: imageRef('a') },
+      }),
       projectEvent('FloorPlanRevised', 1, { floor_plan_id: 21, changes: { area: 700.2 } }),
-      projectEvent('PaymentPlanAdded', 1, { payment_plan: { payment_plan_id: 31, name: '60/40', milestones: [{ label: 'Booking', percent: 100, due: null }] } }),
+      projectEvent('PaymentPlanAdded', 1, {
+        payment_plan: { payment_plan_id: 31, name: '60/40', milestones: [{ label: 'Booking', percent: 100, due: null }] },
+      }),
       projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 41, caption: 'Pool', position: 3, image: imageRef('p') } }),
       projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 42, caption: null, position: 1, image: imageRef('q') } }),
       projectEvent('MasterPlanDocumentAttached', 1, { document }),
@@ -237,7 +256,9 @@ describe('project resources read model', () => {
   it('when items are removed, then they leave the lists; removed video and brochure read null', async () => {
     const { resources } = await projected([
       projectCreated(1),
-      projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 21, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('a') } }),
+      projectEvent('FloorPlanAdded', 1, {
+        floor_plan: { floor_plan_id: 21, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('a') },
+      }),
       projectEvent('FloorPlanRemoved', 1, { floor_plan_id: 21 }),
       projectEvent('VideoSet', 1, { video: { title: 'T', description: null, external_url: null, file: null, thumbnail: null } }),
       projectEvent('VideoRemoved', 1, {}),

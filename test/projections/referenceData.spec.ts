@@ -22,7 +22,13 @@ import { projectInBatches, recorded } from '../support/projectionHarness.js';
 async function projected(events: StreamEvent[]) {
   const readStore = createEmbeddedReadStore();
   const history = await recorded([...referenceCatalogue(), ...events]);
-  for (const projection of [statesProjection, communitiesProjection, subCommunitiesProjection, developersProjection, catalogMetadataProjection]) {
+  for (const projection of [
+    statesProjection,
+    communitiesProjection,
+    subCommunitiesProjection,
+    developersProjection,
+    catalogMetadataProjection,
+  ]) {
     await projectInBatches(readStore, projection, history, 5);
   }
   return readStore;
@@ -31,7 +37,10 @@ async function projected(events: StreamEvent[]) {
 describe('reference data read models', () => {
   it('when a developer is revised and published, then its document shows it with updated_at and search text', async () => {
     const readStore = await projected([
-      developerEvent({ type: 'DeveloperRevised', data: { developer_id: 1, changes: { name: 'Emaar', logo: imageRef('logo'), website: 'https://emaar.example' }, at: minute(3) } }),
+      developerEvent({
+        type: 'DeveloperRevised',
+        data: { developer_id: 1, changes: { name: 'Emaar', logo: imageRef('logo'), website: 'https://emaar.example' }, at: minute(3) },
+      }),
       developerEvent({ type: 'DeveloperPublished', data: { developer_id: 1, at: minute(4) } }),
     ]);
     expect(await readStore.get(DEVELOPERS, 1)).toMatchObject({
@@ -50,16 +59,26 @@ describe('reference data read models', () => {
 
   it('when a community moves to another state, then it and its sub-communities carry the new state', async () => {
     const readStore = await projected([
-      communityEvent({ type: 'CommunityRevised', data: { community_id: 1, changes: { state_id: 2, location: { latitude: 1, longitude: 2 } }, at: minute(5) } }),
+      communityEvent({
+        type: 'CommunityRevised',
+        data: { community_id: 1, changes: { state_id: 2, location: { latitude: 1, longitude: 2 } }, at: minute(5) },
+      }),
     ]);
-    expect(await readStore.get(COMMUNITIES, 1)).toMatchObject({ state_id: 2, location: { latitude: 1, longitude: 2 }, updated_at: minute(5) });
+    expect(await readStore.get(COMMUNITIES, 1)).toMatchObject({
+      state_id: 2,
+      location: { latitude: 1, longitude: 2 },
+      updated_at: minute(5),
+    });
     expect(await readStore.get(SUB_COMMUNITIES, 1)).toMatchObject({ community_id: 1, state_id: 2, updated_at: minute(0) });
     expect(await readStore.get(SUB_COMMUNITIES, 2)).toMatchObject({ community_id: 2, state_id: 1 });
   });
 
   it('when a sub-community moves to another community, then it takes that community state', async () => {
     const readStore = await projected([
-      subCommunityEvent({ type: 'SubCommunityRevised', data: { sub_community_id: 1, changes: { community_id: 3, name: 'Yas Acres' }, at: minute(6) } }),
+      subCommunityEvent({
+        type: 'SubCommunityRevised',
+        data: { sub_community_id: 1, changes: { community_id: 3, name: 'Yas Acres' }, at: minute(6) },
+      }),
       subCommunityEvent({ type: 'SubCommunityPublished', data: { sub_community_id: 1, at: minute(7) } }),
     ]);
     expect(await readStore.get(SUB_COMMUNITIES, 1)).toMatchObject({
@@ -109,6 +128,10 @@ describe('reference data read models', () => {
       ['7', 'Retail'],
     ]);
     expect(metadata.unit_types[0]).toEqual({ id: '1', name: 'Studio', kind: 'studio', bedrooms: 0, sort_order: 0 });
-    expect(metadata).toMatchObject({ natures: ['off_plan', 'ready'], statuses: ['upcoming', 'under_construction', 'completed', 'sold_out'], updated_at: minute(2) });
+    expect(metadata).toMatchObject({
+      natures: ['off_plan', 'ready'],
+      statuses: ['upcoming', 'under_construction', 'completed', 'sold_out'],
+      updated_at: minute(2),
+    });
   });
 });

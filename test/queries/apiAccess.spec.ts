@@ -63,7 +63,7 @@ describe('API keys on /v1', () => {
     expect(Math.max(...medians) - Math.min(...medians)).toBeLessThan(1);
   });
 
-  it('when a verified key is revoked, then 403 API_KEY_REVOKED says so, while the client\'s other key keeps working', async () => {
+  it("when a verified key is revoked, then 403 API_KEY_REVOKED says so, while the client's other key keeps working", async () => {
     const revoked = await api.issue();
     const sibling = await api.admin('POST', `/clients/${revoked.clientId}/keys`, { environment: 'live' });
     expect((await api.admin('POST', `/clients/${revoked.clientId}/keys/${revoked.keyId}/revoke`)).status).toBe(200);
@@ -165,21 +165,34 @@ describe('API keys on /v1', () => {
       return answer.status === 200 ? 'served' : { status: answer.status, ...answer.body.error, message: undefined };
     };
 
-    it.each(['draft', 'suspended', 'cancelled'])('when the subscription is %s, then 403 SUBSCRIPTION_INACTIVE names the status', async (status) => {
-      const { key } = await subscribed({ status });
-      expect(await refusal(key)).toEqual({ status: 403, code: 'SUBSCRIPTION_INACTIVE', message: undefined, details: { status } });
-    });
+    it.each(['draft', 'suspended', 'cancelled'])(
+      'when the subscription is %s, then 403 SUBSCRIPTION_INACTIVE names the status',
+      async (status) => {
+        const { key } = await subscribed({ status });
+        expect(await refusal(key)).toEqual({ status: 403, code: 'SUBSCRIPTION_INACTIVE', message: undefined, details: { status } });
+      },
+    );
 
     it('when the period has not begun, then SUBSCRIPTION_NOT_STARTED names the start; from the start it is served', async () => {
       const { key } = await subscribed({ period_start: '2026-01-01T00:00:01.000Z' });
-      expect(await refusal(key)).toEqual({ status: 403, code: 'SUBSCRIPTION_NOT_STARTED', message: undefined, details: { starts_at: '2026-01-01T00:00:01.000Z' } });
+      expect(await refusal(key)).toEqual({
+        status: 403,
+        code: 'SUBSCRIPTION_NOT_STARTED',
+        message: undefined,
+        details: { starts_at: '2026-01-01T00:00:01.000Z' },
+      });
       const { key: started } = await subscribed({ period_start: now.toISOString() });
       expect(await refusal(started)).toBe('served');
     });
 
     it('when the period has ended, then SUBSCRIPTION_EXPIRED names the end; just before it is served', async () => {
       const { key } = await subscribed({ period_end: now.toISOString() });
-      expect(await refusal(key)).toEqual({ status: 403, code: 'SUBSCRIPTION_EXPIRED', message: undefined, details: { expired_at: now.toISOString() } });
+      expect(await refusal(key)).toEqual({
+        status: 403,
+        code: 'SUBSCRIPTION_EXPIRED',
+        message: undefined,
+        details: { expired_at: now.toISOString() },
+      });
       const { key: running } = await subscribed({ period_end: new Date(now.getTime() + 1).toISOString() });
       expect(await refusal(running)).toBe('served');
     });
@@ -200,7 +213,9 @@ describe('API keys on /v1', () => {
         message: undefined,
         details: { grace_period_ended_at: '2026-01-01T00:00:00.000Z' },
       });
-      expect(await refusal((await subscribed({ payment_due_at: '2025-12-26T00:00:00.000Z', grace_days: 7, paid: false })).key)).toBe('served');
+      expect(await refusal((await subscribed({ payment_due_at: '2025-12-26T00:00:00.000Z', grace_days: 7, paid: false })).key)).toBe(
+        'served',
+      );
     });
 
     it('when a subscription is read back, then it is as set; bad bodies get 422 naming each field', async () => {
@@ -209,16 +224,25 @@ describe('API keys on /v1', () => {
       expect(read.body.data).toMatchObject({ client_id: clientId, revision: 0, period_end: '2027-01-01T00:00:00.000Z' });
       const bad = await api.admin('PUT', `/clients/${clientId}/subscription`, { status: 'paused', period_start: 'soon', grace_days: -1 });
       expect(bad.status).toBe(422);
-      expect(Object.keys(bad.body.error.details.fields).sort()).toEqual(
-        ['body.grace_days', 'body.paid', 'body.payment_due_at', 'body.period_end', 'body.period_start', 'body.status', 'body.trial_ends_at'],
-      );
+      expect(Object.keys(bad.body.error.details.fields).sort()).toEqual([
+        'body.grace_days',
+        'body.paid',
+        'body.payment_due_at',
+        'body.period_end',
+        'body.period_start',
+        'body.status',
+        'body.trial_ends_at',
+      ]);
       expect((await api.admin('GET', `/clients/${(await api.issue()).clientId}/subscription`)).status).toBe(404);
     });
   });
 
   it('when the client is suspended or inactive, then its keys get CLIENT_SUSPENDED or CLIENT_INACTIVE until it is active again', async () => {
     const issued = await api.issue();
-    for (const [status, code] of [['suspended', 'CLIENT_SUSPENDED'], ['inactive', 'CLIENT_INACTIVE']] as const) {
+    for (const [status, code] of [
+      ['suspended', 'CLIENT_SUSPENDED'],
+      ['inactive', 'CLIENT_INACTIVE'],
+    ] as const) {
       expect((await api.admin('PUT', `/clients/${issued.clientId}/status`, { status })).status).toBe(200);
       await api.settle();
       const answer = await api.get('/projects', issued.key);
@@ -230,7 +254,7 @@ describe('API keys on /v1', () => {
     expect((await api.get('/projects', issued.key)).status).toBe(200);
   });
 
-  it('when the plan is deactivated, then its clients\' keys get PLAN_INACTIVE until it is active again', async () => {
+  it("when the plan is deactivated, then its clients' keys get PLAN_INACTIVE until it is active again", async () => {
     const issued = await api.issue();
     const client = (await api.admin('GET', `/clients/${issued.clientId}`)).body.data;
     await api.admin('PATCH', `/plans/${client.plan_id}`, { active: false });
@@ -261,7 +285,10 @@ describe('API keys on /v1', () => {
     const narrow = await api.key({ scopes: ['developers:read'] });
     const answer = await api.get('/projects?per_page=500', narrow);
     expect(answer.status).toBe(403);
-    expect(answer.body.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { missing_scopes: ['projects:read'], missing_entitlements: [] } });
+    expect(answer.body.error).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      details: { missing_scopes: ['projects:read'], missing_entitlements: [] },
+    });
     expect((await api.get('/developers', narrow)).status).toBe(200);
   });
 

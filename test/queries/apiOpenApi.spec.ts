@@ -13,7 +13,12 @@ let key: string;
 let document: any;
 let ajv: Ajv2020;
 
-const pdf = (fileKey: string) => ({ key: fileKey, file_name: `${fileKey}.pdf`, content_type: 'application/pdf' as const, size_bytes: 1_000 });
+const pdf = (fileKey: string) => ({
+  key: fileKey,
+  file_name: `${fileKey}.pdf`,
+  content_type: 'application/pdf' as const,
+  size_bytes: 1_000,
+});
 
 beforeAll(async () => {
   api = await startApiFixture();
@@ -23,10 +28,20 @@ beforeAll(async () => {
     projectEvent('ProjectPublished', 1, {}, minute(1)),
     projectCreated(2, { location: null }, minute(2)),
     projectEvent('ProjectPublished', 2, {}, minute(2)),
-    projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 1, title: 'A', unit_type_id: null, area: '900 sq ft', price: null, image: imageRef('f1') } }),
+    projectEvent('FloorPlanAdded', 1, {
+      floor_plan: { floor_plan_id: 1, title: 'A', unit_type_id: null, area: '900 sq ft', price: null, image: imageRef('f1') },
+    }),
     projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 1, caption: null, position: 0, image: imageRef('g1') } }),
     projectEvent('MasterPlanDocumentAttached', 1, { document: pdf('m1') }),
-    projectEvent('VideoSet', 1, { video: { title: 'V', description: 'D', external_url: null, file: { key: 'v1', file_name: 'v1.mp4', content_type: 'video/mp4', size_bytes: 10 }, thumbnail: null } }),
+    projectEvent('VideoSet', 1, {
+      video: {
+        title: 'V',
+        description: 'D',
+        external_url: null,
+        file: { key: 'v1', file_name: 'v1.mp4', content_type: 'video/mp4', size_bytes: 10 },
+        thumbnail: null,
+      },
+    }),
     projectEvent('BrochureAttached', 1, { brochure: pdf('b1') }),
     projectEvent('RelatedProjectsSet', 1, { project_ids: [2] }),
     projectEvent('FloorPlatesSet', 1, { items: [{ title: 'T', floors: null, image: null }] }),
@@ -133,7 +148,15 @@ describe('GET /v1/openapi.yaml', () => {
   });
 
   it('when the DESIGN.md choices are read, then the description records them', () => {
-    for (const phrase of ['per_page` to 20', 'VALIDATION_FAILED', 'NOT_FOUND', 'INSUFFICIENT_SCOPE', 'ENTITLEMENT_REQUIRED', '`off_plan` or `ready`', 'total_pages']) {
+    for (const phrase of [
+      'per_page` to 20',
+      'VALIDATION_FAILED',
+      'NOT_FOUND',
+      'INSUFFICIENT_SCOPE',
+      'ENTITLEMENT_REQUIRED',
+      '`off_plan` or `ready`',
+      'total_pages',
+    ]) {
       expect(document.info.description).toContain(phrase);
     }
   });

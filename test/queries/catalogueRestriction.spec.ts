@@ -37,9 +37,19 @@ beforeAll(async () => {
   ]);
   restricted = await api.issue();
   whole = await api.key();
-  const answer = await restrict(restricted.clientId, { states: [{ state_id: 1, community_ids: [1] }, { state_id: 2, community_ids: [] }] });
+  const answer = await restrict(restricted.clientId, {
+    states: [
+      { state_id: 1, community_ids: [1] },
+      { state_id: 2, community_ids: [] },
+    ],
+  });
   expect(answer.status).toBe(200);
-  expect(answer.body.data.restriction).toEqual({ states: [{ state_id: 1, community_ids: [1] }, { state_id: 2, community_ids: [] }] });
+  expect(answer.body.data.restriction).toEqual({
+    states: [
+      { state_id: 1, community_ids: [1] },
+      { state_id: 2, community_ids: [] },
+    ],
+  });
 });
 
 afterAll(async () => {
@@ -62,7 +72,13 @@ describe('catalogue restriction', () => {
   });
 
   it('when a project outside the scope is asked for, then it and every sub-resource are the one 404', async () => {
-    for (const path of ['/projects/3', '/projects/project-3', '/projects/3/payment-plans', '/projects/3/amenities', '/projects/3/related']) {
+    for (const path of [
+      '/projects/3',
+      '/projects/project-3',
+      '/projects/3/payment-plans',
+      '/projects/3/amenities',
+      '/projects/3/related',
+    ]) {
       const answer = await api.get(path, restricted.key);
       expect(answer.status, path).toBe(404);
       expect(answer.body.error.code).toBe('NOT_FOUND');
@@ -105,7 +121,12 @@ describe('catalogue restriction', () => {
 
   it('when the restriction names an unknown state or a community of another state, then 422 names each and nothing changes', async () => {
     const answer = await api.admin('PUT', `/clients/${restricted.clientId}/restriction`, {
-      restriction: { states: [{ state_id: 9, community_ids: [] }, { state_id: 1, community_ids: [3, 99] }] },
+      restriction: {
+        states: [
+          { state_id: 9, community_ids: [] },
+          { state_id: 1, community_ids: [3, 99] },
+        ],
+      },
     });
     expect(answer.status).toBe(422);
     expect(Object.keys(answer.body.error.details.fields).sort()).toEqual([

@@ -47,8 +47,16 @@ async function feed(key: string): Promise<{ entries: Map<number, Change>; total:
   return { entries: new Map(answer.body.data.map((change) => [change.project_id, change])), total: answer.body.meta.pagination.total };
 }
 
-const removedIds = (entries: Map<number, Change>) => [...entries.values()].filter((change) => change.removed).map((change) => change.project_id).sort((a, b) => a - b);
-const presentIds = (entries: Map<number, Change>) => [...entries.values()].filter((change) => !change.removed).map((change) => change.project_id).sort((a, b) => a - b);
+const removedIds = (entries: Map<number, Change>) =>
+  [...entries.values()]
+    .filter((change) => change.removed)
+    .map((change) => change.project_id)
+    .sort((a, b) => a - b);
+const presentIds = (entries: Map<number, Change>) =>
+  [...entries.values()]
+    .filter((change) => !change.removed)
+    .map((change) => change.project_id)
+    .sort((a, b) => a - b);
 
 beforeAll(async () => {
   api = await startApiFixture();
@@ -69,7 +77,13 @@ beforeAll(async () => {
   whole = await api.key({ scopes: ['projects:sync'] });
   const restrictedClient = await api.issue({ scopes: ['projects:sync'] });
   restricted = restrictedClient.key;
-  expect((await api.admin('PUT', `/clients/${restrictedClient.clientId}/restriction`, { restriction: { states: [{ state_id: 1, community_ids: [1] }] } })).status).toBe(200);
+  expect(
+    (
+      await api.admin('PUT', `/clients/${restrictedClient.clientId}/restriction`, {
+        restriction: { states: [{ state_id: 1, community_ids: [1] }] },
+      })
+    ).status,
+  ).toBe(200);
   const evaluated = await api.issue({ scopes: ['projects:sync'] });
   evaluation = (await api.admin('POST', `/clients/${evaluated.clientId}/keys`, { environment: 'test' })).body.data.key;
   const started = await api.admin('POST', `/clients/${evaluated.clientId}/evaluation`, { sample_size: 50 });

@@ -33,7 +33,12 @@ beforeAll(async () => {
     ...projects,
     projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 11, caption: null, position: 0, image: imageRef('g11') } }, minute(100)),
     projectEvent('MasterPlanDocumentAttached', 1, { document: pdf('mp1') }, minute(100)),
-    projectEvent('VideoSet', 1, { video: { title: 'Walkthrough', description: null, external_url: 'https://video.example.com/1', file: null, thumbnail: null } }, minute(100)),
+    projectEvent(
+      'VideoSet',
+      1,
+      { video: { title: 'Walkthrough', description: null, external_url: 'https://video.example.com/1', file: null, thumbnail: null } },
+      minute(100),
+    ),
     projectEvent('BrochureAttached', 1, { brochure: pdf('br1') }, minute(100)),
     projectEvent('RelatedProjectsSet', 1, { project_ids: [2, 3, PROJECTS] }, minute(100)),
   ]);

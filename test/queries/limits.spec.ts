@@ -29,7 +29,8 @@ describe.each(fixtures)('rate limits and quotas with the %s', (_name, env) => {
   beforeAll(async () => {
     api = await startApiFixture({ env, clock: () => new Date(now) });
     const projects: StreamEvent[] = [];
-    for (let id = 1; id <= 12; id++) projects.push(projectCreated(id, {}, minute(id)), projectEvent('ProjectPublished', id, {}, minute(id)));
+    for (let id = 1; id <= 12; id++)
+      projects.push(projectCreated(id, {}, minute(id)), projectEvent('ProjectPublished', id, {}, minute(id)));
     await api.given([...publishedReferenceCatalogue(), ...projects]);
   });
 
@@ -184,7 +185,11 @@ describe('per-client limits', () => {
 
   beforeAll(async () => {
     api = await startApiFixture({ clock: () => new Date(now) });
-    await api.given([...publishedReferenceCatalogue(), projectCreated(1, {}, minute(1)), projectEvent('ProjectPublished', 1, {}, minute(1))]);
+    await api.given([
+      ...publishedReferenceCatalogue(),
+      projectCreated(1, {}, minute(1)),
+      projectEvent('ProjectPublished', 1, {}, minute(1)),
+    ]);
   });
 
   afterAll(async () => {

@@ -132,7 +132,9 @@ describe('network controls on /v1, socket peer not trusted', () => {
     it('when no domain is configured, then neither X-Client-Domain nor Origin is checked', async () => {
       const open = await clientWith(api, {});
       expect((await api.get('/projects', open.live)).status).toBe(200);
-      expect((await api.get('/projects', open.live, { headers: { 'x-client-domain': 'https://anything', origin: 'null' } })).status).toBe(200);
+      expect((await api.get('/projects', open.live, { headers: { 'x-client-domain': 'https://anything', origin: 'null' } })).status).toBe(
+        200,
+      );
     });
   });
 
@@ -149,9 +151,15 @@ describe('network controls on /v1, socket peer not trusted', () => {
     });
 
     it('when the Origin is opaque (null) or carries a path, then it never matches', async () => {
-      expectRefused(await api.get('/projects', keys.live, { headers: { origin: 'null' } }), 'ORIGIN_MISMATCH', { header: 'Origin', received: 'null' });
+      expectRefused(await api.get('/projects', keys.live, { headers: { origin: 'null' } }), 'ORIGIN_MISMATCH', {
+        header: 'Origin',
+        received: 'null',
+      });
       const withPath = 'https://portal.example.com/app';
-      expectRefused(await api.get('/projects', keys.live, { headers: { origin: withPath } }), 'ORIGIN_MISMATCH', { header: 'Origin', received: withPath });
+      expectRefused(await api.get('/projects', keys.live, { headers: { origin: withPath } }), 'ORIGIN_MISMATCH', {
+        header: 'Origin',
+        received: withPath,
+      });
     });
 
     it('when a browser Origin host matches, whatever its case and port, then it is served without X-Client-Domain', async () => {
@@ -171,7 +179,10 @@ describe('network controls on /v1, socket peer not trusted', () => {
     });
 
     it('when a test key is sent with the live domain in X-Client-Domain or Origin, then it gets the one 401 UNAUTHENTICATED body', async () => {
-      const liveContexts: Array<Record<string, string>> = [{ 'x-client-domain': 'Portal.example.com' }, { origin: 'https://portal.example.com' }];
+      const liveContexts: Array<Record<string, string>> = [
+        { 'x-client-domain': 'Portal.example.com' },
+        { origin: 'https://portal.example.com' },
+      ];
       for (const headers of liveContexts) {
         const answer = await api.get('/projects', keys.test, { headers });
         expect(answer.status, JSON.stringify(headers)).toBe(401);
@@ -259,7 +270,8 @@ describe('address and host helpers', () => {
 
   it('when hosts are normalised, then case and a trailing dot go, and anything but a bare host name is null', () => {
     expect(normaliseHost(' Portal.Example.COM. ')).toBe('portal.example.com');
-    for (const value of ['', 'portal.example.com:443', 'https://portal.example.com', '*.example.com', 'a,b']) expect(normaliseHost(value)).toBeNull();
+    for (const value of ['', 'portal.example.com:443', 'https://portal.example.com', '*.example.com', 'a,b'])
+      expect(normaliseHost(value)).toBeNull();
   });
 
   it('when an Origin is read, then only an http(s) scheme, host and port are accepted and the host is returned', () => {

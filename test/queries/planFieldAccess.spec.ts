@@ -68,8 +68,17 @@ describe('plan field access', () => {
   });
 
   it('when a plan names an unknown detail field or repeats one, then 422 names body.detail_fields', async () => {
-    for (const detailFields of [['overview', 'price'], ['overview', 'overview']]) {
-      const answer = await api.admin('POST', '/plans', { key: `bad-${detailFields[1]}`, name: 'Bad', scopes: [], entitlements: [], detail_fields: detailFields });
+    for (const detailFields of [
+      ['overview', 'price'],
+      ['overview', 'overview'],
+    ]) {
+      const answer = await api.admin('POST', '/plans', {
+        key: `bad-${detailFields[1]}`,
+        name: 'Bad',
+        scopes: [],
+        entitlements: [],
+        detail_fields: detailFields,
+      });
       expect(answer.status).toBe(422);
       expect(Object.keys(answer.body.error.details.fields).some((field) => field.startsWith('body.detail_fields'))).toBe(true);
     }

@@ -16,11 +16,37 @@ beforeAll(async () => {
   const events: StreamEvent[] = [...publishedReferenceCatalogue(), ...published(1), ...published(2), projectCreated(3, {}, minute(3))];
   for (let id = 4; id <= 30; id++) events.push(...published(id));
   events.push(
-    projectEvent('FloorPlanAdded', 1, { floor_plan: { floor_plan_id: 11, title: 'Type A', unit_type_id: UNIT.oneBedroom, area: 812.6, price: 1_200_000, image: imageRef('fp11') } }),
-    projectEvent('PaymentPlanAdded', 1, { payment_plan: { payment_plan_id: 21, name: '60/40', milestones: [{ label: 'Booking', percent: 60, due: null }, { label: 'Handover', percent: 40, due: 'On handover' }] } }),
+    projectEvent('FloorPlanAdded', 1, {
+      floor_plan: {
+        floor_plan_id: 11,
+        title: 'Type A',
+        unit_type_id: UNIT.oneBedroom,
+        area: 812.6,
+        price: 1_200_000,
+        image: imageRef('fp11'),
+      },
+    }),
+    projectEvent('PaymentPlanAdded', 1, {
+      payment_plan: {
+        payment_plan_id: 21,
+        name: '60/40',
+        milestones: [
+          { label: 'Booking', percent: 60, due: null },
+          { label: 'Handover', percent: 40, due: 'On handover' },
+        ],
+      },
+    }),
     projectEvent('GalleryPictureAdded', 1, { picture: { media_id: 31, caption: 'Front', position: 0, image: imageRef('g31') } }),
     projectEvent('MasterPlanDocumentAttached', 1, { document: pdf('mp1') }),
-    projectEvent('VideoSet', 1, { video: { title: 'Walkthrough', description: null, external_url: 'https://video.example.com/1', file: null, thumbnail: imageRef('v1') } }),
+    projectEvent('VideoSet', 1, {
+      video: {
+        title: 'Walkthrough',
+        description: null,
+        external_url: 'https://video.example.com/1',
+        file: null,
+        thumbnail: imageRef('v1'),
+      },
+    }),
     projectEvent('AmenitiesSet', 1, { items: [{ name: 'Pool', icon: 'pool' }] }),
     projectEvent('NearbyPlacesSet', 1, { items: [{ name: 'Metro', category: 'transport', distance_km: 0.4 }] }),
     projectEvent('PaymentMethodsSet', 1, { items: [{ name: 'Bank transfer', description: null }] }),
@@ -39,7 +65,7 @@ afterAll(async () => {
 });
 
 describe('project sub-resources', () => {
-  it('when each collection is asked, then it answers with the project\'s items', async () => {
+  it("when each collection is asked, then it answers with the project's items", async () => {
     const data = async (path: string) => {
       const answer = await api.get(`/projects/1/${path}`, key);
       expect(answer.status, path).toBe(200);
@@ -62,7 +88,16 @@ describe('project sub-resources', () => {
         },
       },
     ]);
-    expect(await data('payment-plans')).toEqual([{ id: 21, name: '60/40', milestones: [{ label: 'Booking', percent: 60, due: null }, { label: 'Handover', percent: 40, due: 'On handover' }] }]);
+    expect(await data('payment-plans')).toEqual([
+      {
+        id: 21,
+        name: '60/40',
+        milestones: [
+          { label: 'Booking', percent: 60, due: null },
+          { label: 'Handover', percent: 40, due: 'On handover' },
+        ],
+      },
+    ]);
     const media = await data('media');
     expect(media.items).toEqual([expect.objectContaining({ id: 31, caption: 'Front', position: 0 })]);
     expect(media.items[0].image.url).toBe(`${api.app.baseUrl}/v1/media/31/g31.webp`);
@@ -73,7 +108,11 @@ describe('project sub-resources', () => {
     expect(await data('payment-methods')).toEqual([{ name: 'Bank transfer', description: null }]);
     expect(await data('faqs')).toEqual([{ question: 'Handover?', answer: 'Q4 2027.' }]);
     expect(await data('virtual-tours')).toEqual([{ title: '360', url: 'https://tour.example.com/1' }]);
-    expect((await data('floor-plates'))[0]).toMatchObject({ title: 'Typical floor', floors: '5-12', image: { url: `${api.app.baseUrl}/v1/media/floor-plate-1/fl1.webp` } });
+    expect((await data('floor-plates'))[0]).toMatchObject({
+      title: 'Typical floor',
+      floors: '5-12',
+      image: { url: `${api.app.baseUrl}/v1/media/floor-plate-1/fl1.webp` },
+    });
   });
 
   it('when the video is asked, then the video object comes with at most one of external_url and file_url', async () => {
@@ -111,7 +150,20 @@ describe('project sub-resources', () => {
   });
 
   it('when the project is unpublished or unknown, then every sub-resource answers 404 NOT_FOUND', async () => {
-    for (const path of ['floor-plans', 'payment-plans', 'media', 'video', 'amenities', 'nearby', 'payment-methods', 'faqs', 'virtual-tours', 'floor-plates', 'brochure', 'related']) {
+    for (const path of [
+      'floor-plans',
+      'payment-plans',
+      'media',
+      'video',
+      'amenities',
+      'nearby',
+      'payment-methods',
+      'faqs',
+      'virtual-tours',
+      'floor-plates',
+      'brochure',
+      'related',
+    ]) {
       for (const project of ['3', '999']) {
         const answer = await api.get(`/projects/${project}/${path}`, key);
         expect(answer.status, `${project}/${path}`).toBe(404);
@@ -144,7 +196,7 @@ describe('project sub-resources', () => {
 });
 
 describe('GET /v1/projects/resources', () => {
-  it('when ids and includes are given, then each accessible project\'s collections come, the rest are listed as omitted', async () => {
+  it("when ids and includes are given, then each accessible project's collections come, the rest are listed as omitted", async () => {
     const answer = await api.get('/projects/resources?ids=1,3,2,999&include=payment_plans,floor-plans,media', key);
     expect(answer.status).toBe(200);
     expect(answer.body.data.map((item: { project_id: number }) => item.project_id)).toEqual([1, 2]);
@@ -152,8 +204,15 @@ describe('GET /v1/projects/resources', () => {
     expect(Object.keys(first.resources).sort()).toEqual(['floor_plans', 'media', 'payment_plans']);
     expect(first.resources.payment_plans.items).toHaveLength(1);
     expect(first.resources.floor_plans.items[0].id).toBe(11);
-    expect(first.resources.media).toMatchObject({ items: [expect.objectContaining({ id: 31 })], master_plan_document: expect.objectContaining({ file_name: 'mp1.pdf' }) });
-    expect(second.resources).toEqual({ payment_plans: { items: [] }, floor_plans: { items: [] }, media: { items: [], master_plan_document: null } });
+    expect(first.resources.media).toMatchObject({
+      items: [expect.objectContaining({ id: 31 })],
+      master_plan_document: expect.objectContaining({ file_name: 'mp1.pdf' }),
+    });
+    expect(second.resources).toEqual({
+      payment_plans: { items: [] },
+      floor_plans: { items: [] },
+      media: { items: [], master_plan_document: null },
+    });
     expect(answer.body.meta).toMatchObject({
       representation: 'related_resources',
       requested_project_count: 4,
@@ -174,7 +233,7 @@ describe('GET /v1/projects/resources', () => {
     expect([one.headers.get('x-quota-units'), five.headers.get('x-quota-units')]).toEqual(['5', '25']);
   });
 
-  it('when the key lacks a requested resource\'s scope or entitlement, then the whole request is 403 naming what is missing, with no data', async () => {
+  it("when the key lacks a requested resource's scope or entitlement, then the whole request is 403 naming what is missing, with no data", async () => {
     const narrow = await api.key({ scopes: ['amenities:read', 'media:read'] satisfies Scope[], entitlements: [] });
     const answer = await api.get('/projects/resources?ids=1&include=amenities,floor_plans,media', narrow);
     expect(answer.status).toBe(403);
@@ -184,7 +243,10 @@ describe('GET /v1/projects/resources', () => {
       details: { missing_scopes: ['floorplans:read'], missing_entitlements: ['floorplans', 'images'] },
     });
     const entitlementsOnly = await api.get('/projects/resources?ids=1&include=media', narrow);
-    expect(entitlementsOnly.body.error).toMatchObject({ code: 'ENTITLEMENT_REQUIRED', details: { missing_scopes: [], missing_entitlements: ['images'] } });
+    expect(entitlementsOnly.body.error).toMatchObject({
+      code: 'ENTITLEMENT_REQUIRED',
+      details: { missing_scopes: [], missing_entitlements: ['images'] },
+    });
   });
 
   it('when ids or include break the rules, then 422 names the parameter', async () => {

@@ -54,7 +54,8 @@ describe('GET /v1/projects', () => {
   });
 
   it('when sorted by each field both ways, then the order follows', async () => {
-    const ids = async (sort: string) => (await api.get(`/projects?sort=${sort}`, key)).body.data.map((project: { id: number }) => project.id);
+    const ids = async (sort: string) =>
+      (await api.get(`/projects?sort=${sort}`, key)).body.data.map((project: { id: number }) => project.id);
     expect(await ids('name')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(await ids('-name')).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
     expect(await ids('starting_from')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
@@ -71,7 +72,8 @@ describe('GET /v1/projects', () => {
   });
 
   it('when filtered by developer, community or state (id or slug), nature, price and text, then only matches are listed', async () => {
-    const ids = async (query: string) => (await api.get(`/projects?sort=name&${query}`, key)).body.data.map((project: { id: number }) => project.id);
+    const ids = async (query: string) =>
+      (await api.get(`/projects?sort=name&${query}`, key)).body.data.map((project: { id: number }) => project.id);
     expect(await ids('developer=aldar')).toEqual([7, 8, 9, 10, 11, 12]);
     expect(await ids('developer=1')).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await ids('community=yas-island&nature=ready')).toEqual([9, 10, 11, 12]);
@@ -118,7 +120,18 @@ describe('GET /v1/projects', () => {
 
   it('when the summary is listed, then detail-only fields are absent and representation rules hold', async () => {
     const [project] = (await api.get('/projects?ids=1', key)).body.data;
-    for (const field of ['overview', 'description', 'master_plan', 'property_no', 'license_no', 'project_types', 'video_description', 'map_embed_html', 'down_payment_percent', 'service_charges']) {
+    for (const field of [
+      'overview',
+      'description',
+      'master_plan',
+      'property_no',
+      'license_no',
+      'project_types',
+      'video_description',
+      'map_embed_html',
+      'down_payment_percent',
+      'service_charges',
+    ]) {
       expect(project).not.toHaveProperty(field);
     }
     expect(project).toMatchObject({
@@ -167,7 +180,14 @@ describe('GET /v1/projects/{id-or-slug}', () => {
     const bySlug = await api.get('/projects/project-3', key);
     expect(byId.status).toBe(200);
     expect(bySlug.body.data).toEqual(byId.body.data);
-    expect(byId.body.data).toMatchObject({ id: 3, overview: 'Overview', description: 'Description', property_no: 'P-3', project_types: ['Apartments'], down_payment_percent: 20 });
+    expect(byId.body.data).toMatchObject({
+      id: 3,
+      overview: 'Overview',
+      description: 'Description',
+      property_no: 'P-3',
+      project_types: ['Apartments'],
+      down_payment_percent: 20,
+    });
   });
 
   it('when the project is unpublished, deleted or unknown, then the one 404 NOT_FOUND answers', async () => {
@@ -242,8 +262,18 @@ describe('GET /v1/projects/changes', () => {
     feedKey = await api.key({ scopes: ['projects:sync'] });
     await api.given([
       projectEvent('ProjectRevised', 5, { changes: { name: 'E Tower Revised' } }, minute(1001)),
-      projectEvent('PaymentPlanAdded', 2, { payment_plan: { payment_plan_id: 1, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] } }, minute(1002)),
-      projectEvent('GalleryPictureAdded', 3, { picture: { media_id: 1, caption: null, position: 0, image: imageRef('aa11') } }, minute(1003)),
+      projectEvent(
+        'PaymentPlanAdded',
+        2,
+        { payment_plan: { payment_plan_id: 1, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] } },
+        minute(1002),
+      ),
+      projectEvent(
+        'GalleryPictureAdded',
+        3,
+        { picture: { media_id: 1, caption: null, position: 0, image: imageRef('aa11') } },
+        minute(1003),
+      ),
       projectEvent('FloorPlanImageReplaced', 1, { floor_plan_id: 99, image: imageRef('bb22') }, minute(1004)),
       projectEvent('AmenitiesSet', 4, { items: [{ name: 'Pool', icon: null }] }, minute(1005)),
       projectEvent('FaqsSet', 5, { items: [{ question: 'Q?', answer: 'A.' }] }, minute(1006)),
@@ -300,7 +330,10 @@ describe('GET /v1/projects/changes', () => {
   });
 
   it('when the key lacks projects:sync, then 403 INSUFFICIENT_SCOPE names it', async () => {
-    const answer = await api.get(`/projects/changes?updated_since=${encodeURIComponent(since)}`, await api.key({ scopes: ['projects:read'] }));
+    const answer = await api.get(
+      `/projects/changes?updated_since=${encodeURIComponent(since)}`,
+      await api.key({ scopes: ['projects:read'] }),
+    );
     expect(answer.status).toBe(403);
     expect(answer.body.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { missing_scopes: ['projects:sync'] } });
   });

@@ -20,7 +20,11 @@ describe('RATE_LIMITS=off', () => {
 
   beforeAll(async () => {
     api = await startApiFixture({ env: { RATE_LIMITS: 'off' } });
-    await api.given([...publishedReferenceCatalogue(), projectCreated(1, {}, minute(1)), projectEvent('ProjectPublished', 1, {}, minute(1))]);
+    await api.given([
+      ...publishedReferenceCatalogue(),
+      projectCreated(1, {}, minute(1)),
+      projectEvent('ProjectPublished', 1, {}, minute(1)),
+    ]);
   });
 
   afterAll(async () => {

@@ -52,7 +52,12 @@ describe('developers', () => {
 
   it('when one is asked by id or slug, then it comes with its logo addresses; an unpublished one is 404', async () => {
     const answer = await api.get('/developers/nakheel', key);
-    expect(answer.body.data).toMatchObject({ id: 3, name: 'Nakheel', description: 'Palm Jumeirah', logo: { url: `${api.app.baseUrl}/v1/media/developer-3/logo3.webp` } });
+    expect(answer.body.data).toMatchObject({
+      id: 3,
+      name: 'Nakheel',
+      description: 'Palm Jumeirah',
+      logo: { url: `${api.app.baseUrl}/v1/media/developer-3/logo3.webp` },
+    });
     expect((await api.get('/developers/3', key)).body.data).toEqual(answer.body.data);
     expect((await api.get('/developers/hidden-developer', key)).status).toBe(404);
   });
@@ -65,7 +70,12 @@ describe('communities, states and sub-communities', () => {
     expect(ids(await api.get('/communities?state=2', key))).toEqual([3]);
     expect(ids(await api.get('/communities?state=sharjah', key))).toEqual([]);
     const yas = (await api.get('/communities/yas-island', key)).body.data;
-    expect(yas).toMatchObject({ id: 3, description: 'Island', state: { id: 2, name: 'Abu Dhabi', slug: 'abu-dhabi' }, location: { latitude: null, longitude: null } });
+    expect(yas).toMatchObject({
+      id: 3,
+      description: 'Island',
+      state: { id: 2, name: 'Abu Dhabi', slug: 'abu-dhabi' },
+      location: { latitude: null, longitude: null },
+    });
     expect((await api.get('/communities/hidden-hills', key)).status).toBe(404);
   });
 
@@ -96,7 +106,9 @@ describe('communities, states and sub-communities', () => {
 
 describe('catalog metadata', () => {
   it('when asked, then unit types are listed with string ids in display order, with the nature values', async () => {
-    await api.given([unitTypeEvent({ type: 'UnitTypeRevised', data: { unit_type_id: UNIT.retail, changes: { name: 'Retail unit' }, at: minute(50) } })]);
+    await api.given([
+      unitTypeEvent({ type: 'UnitTypeRevised', data: { unit_type_id: UNIT.retail, changes: { name: 'Retail unit' }, at: minute(50) } }),
+    ]);
     const { data } = (await api.get('/catalog/metadata', key)).body;
     expect(data.unit_types.map((unitType: { id: string }) => unitType.id)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
     expect(data.unit_types[0]).toEqual({ id: '1', name: 'Studio', kind: 'studio', bedrooms: 0, sort_order: 0 });

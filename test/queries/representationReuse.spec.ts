@@ -46,7 +46,11 @@ const views = async () => ({
 describe('reused project representations', () => {
   it('when the project or a document it names changes after it was served, then every view answers the change with a new ETag', async () => {
     const changes = [
-      { event: projectEvent('ProjectRevised', 1, { changes: { name: 'Marina Heights II' } }, minute(2)), read: (item: any) => item.name, expected: 'Marina Heights II' },
+      {
+        event: projectEvent('ProjectRevised', 1, { changes: { name: 'Marina Heights II' } }, minute(2)),
+        read: (item: any) => item.name,
+        expected: 'Marina Heights II',
+      },
       {
         event: developerEvent({ type: 'DeveloperRevised', data: { developer_id: 1, changes: { name: 'Emaar' }, at: minute(3) } }),
         read: (item: any) => item.developer.name,

@@ -223,9 +223,13 @@ describe('request signing on /v1 (Authentication rule 6)', () => {
   it('when the /v1 contract is read, then the 401 response lists the signing codes and documents the three headers', async () => {
     const document = parse((await request(api.app.baseUrl, '/v1/openapi.yaml')).body);
     const codes = document.components.schemas.UnauthenticatedError.properties.error.properties.code.enum;
-    expect(codes).toEqual(expect.arrayContaining(['UNAUTHENTICATED', 'SIGNATURE_REQUIRED', 'SIGNATURE_INVALID', 'SIGNATURE_EXPIRED', 'NONCE_REUSED']));
+    expect(codes).toEqual(
+      expect.arrayContaining(['UNAUTHENTICATED', 'SIGNATURE_REQUIRED', 'SIGNATURE_INVALID', 'SIGNATURE_EXPIRED', 'NONCE_REUSED']),
+    );
     const headerNames = document.paths['/projects'].get.parameters
-      .map((parameter: { $ref?: string }) => (parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()!] : parameter))
+      .map((parameter: { $ref?: string }) =>
+        parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()!] : parameter,
+      )
       .filter((parameter: { in: string }) => parameter.in === 'header')
       .map((parameter: { name: string; required?: boolean }) => `${parameter.name}${parameter.required ? ' (required)' : ''}`);
     expect(headerNames).toEqual(expect.arrayContaining(['X-API-Timestamp', 'X-API-Nonce', 'X-API-Signature']));

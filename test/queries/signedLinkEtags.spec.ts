@@ -28,7 +28,15 @@ beforeAll(async () => {
     projectEvent(
       'VideoSet',
       1,
-      { video: { title: 'Walkthrough', description: null, external_url: null, file: { key: 'v1', file_name: 'v1.mp4', content_type: 'video/mp4', size_bytes: 9_000_000 }, thumbnail: null } },
+      {
+        video: {
+          title: 'Walkthrough',
+          description: null,
+          external_url: null,
+          file: { key: 'v1', file_name: 'v1.mp4', content_type: 'video/mp4', size_bytes: 9_000_000 },
+          thumbnail: null,
+        },
+      },
       minute(2),
     ),
     projectEvent('BrochureAttached', 1, { brochure: pdf('br1') }, minute(2)),
@@ -42,7 +50,11 @@ afterAll(async () => {
 
 const linkOf = (url: string) => {
   const parsed = new URL(url);
-  return { path: parsed.pathname.replace(/^\/v1/, ''), expires: parsed.searchParams.get('expires')!, signature: parsed.searchParams.get('signature')! };
+  return {
+    path: parsed.pathname.replace(/^\/v1/, ''),
+    expires: parsed.searchParams.get('expires')!,
+    signature: parsed.searchParams.get('signature')!,
+  };
 };
 
 describe('conditional requests on routes with signed links', () => {

@@ -195,7 +195,10 @@ describe('embedded read store', () => {
 
       await api.ensureIndexes('projects', [{ keys: [['code', 1]], unique: true }]);
 
-      await expect(projector.write([put('projects', { _id: 2, slug: 'b', code: 'x' })])).rejects.toMatchObject({ code: 'DUPLICATE_KEY', index: 'code_1' });
+      await expect(projector.write([put('projects', { _id: 2, slug: 'b', code: 'x' })])).rejects.toMatchObject({
+        code: 'DUPLICATE_KEY',
+        index: 'code_1',
+      });
     });
 
     it('when a generation is written but not read, then promoting it serves its documents and keeps its keys unique', async () => {
@@ -239,9 +242,15 @@ describe('embedded read store', () => {
       await generation.write([put('projects', { _id: 1, slug: 'a' })], [{ name: 'projects', position: 1n }]);
 
       await expect(
-        generation.write([put('projects', { _id: 2, slug: 'b' }), put('projects', { _id: 3, slug: 'a' })], [{ name: 'projects', position: 2n }]),
+        generation.write(
+          [put('projects', { _id: 2, slug: 'b' }), put('projects', { _id: 3, slug: 'a' })],
+          [{ name: 'projects', position: 2n }],
+        ),
       ).rejects.toMatchObject({ code: 'DUPLICATE_KEY' });
-      await generation.write([put('projects', { _id: 1, slug: 'c' }), put('projects', { _id: 3, slug: 'a' })], [{ name: 'projects', position: 3n }]);
+      await generation.write(
+        [put('projects', { _id: 1, slug: 'c' }), put('projects', { _id: 3, slug: 'a' })],
+        [{ name: 'projects', position: 3n }],
+      );
 
       expect((await generation.find('projects', { sort: [['slug', 1]] })).items).toEqual([
         { _id: 3, slug: 'a' },
@@ -255,7 +264,9 @@ describe('embedded read store', () => {
       const store = open(file);
       await store.write([put('projects', { _id: 1, v: 'live' })], [{ name: 'projects', position: 1n }]);
       const saboteur = new Database(file);
-      saboteur.exec(`CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+      saboteur.exec(
+        `CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+      );
       saboteur.close();
       const generation = await store.beginGeneration(['projects']);
 
@@ -273,11 +284,13 @@ describe('embedded read store', () => {
       expect((await store.find('projects')).items).toEqual([{ _id: 4, v: 'fine' }]);
     });
 
-    it('when a queued write fails to commit next to other generations\' writes, then only its own generation fails', async () => {
+    it("when a queued write fails to commit next to other generations' writes, then only its own generation fails", async () => {
       const file = aDatabaseFile();
       const store = open(file);
       const saboteur = new Database(file);
-      saboteur.exec(`CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+      saboteur.exec(
+        `CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+      );
       saboteur.close();
       const failing = await store.beginGeneration(['projects']);
       const healthy = await store.beginGeneration(['developers']);
@@ -301,7 +314,7 @@ describe('embedded read store', () => {
       expect((await store.find('projects')).total).toBe(0);
     });
 
-    it('when a generation\'s documents hold characters beyond ASCII, then they are stored byte for byte as the live store stores them', async () => {
+    it("when a generation's documents hold characters beyond ASCII, then they are stored byte for byte as the live store stores them", async () => {
       const file = aDatabaseFile();
       const store = open(file);
       const docs: Doc[] = [
@@ -320,7 +333,10 @@ describe('embedded read store', () => {
       expect((await store.find('rebuilt')).items).toEqual((await store.find('live')).items);
       const inspector = new Database(file, { readonly: true });
       const stored = (collection: string) =>
-        inspector.prepare<[string], [string, string, string]>('SELECT id, typeof(doc), doc FROM documents WHERE collection = ? ORDER BY id').raw().all(collection);
+        inspector
+          .prepare<[string], [string, string, string]>('SELECT id, typeof(doc), doc FROM documents WHERE collection = ? ORDER BY id')
+          .raw()
+          .all(collection);
       const live = stored('live');
       const rebuilt = stored(`rebuilt@${generation.generation}`);
       inspector.close();
@@ -337,7 +353,10 @@ describe('embedded read store', () => {
 
       const reopened = open(file);
       const inspector = new Database(file, { readonly: true });
-      const stored = inspector.prepare('SELECT COUNT(*) FROM documents WHERE collection = ?').pluck().get(`projects@${generation.generation}`);
+      const stored = inspector
+        .prepare('SELECT COUNT(*) FROM documents WHERE collection = ?')
+        .pluck()
+        .get(`projects@${generation.generation}`);
       inspector.close();
       expect(stored).toBe(50);
       expect(await reopened.find('projects')).toEqual({ items: [], total: 0 });

@@ -221,7 +221,12 @@ export function readStoreContract(name: string, create: () => Promise<ReadStore>
             if (indexed) {
               await store.ensureIndexes(collection, [
                 { keys: [['status', 1]] },
-                { keys: [['developer.id', 1], ['price', -1]] },
+                {
+                  keys: [
+                    ['developer.id', 1],
+                    ['price', -1],
+                  ],
+                },
                 { keys: [['bedrooms', 1]] },
                 { keys: [['units.type', 1]] },
                 { keys: [['handover', 1]] },
@@ -336,7 +341,14 @@ export function readStoreContract(name: string, create: () => Promise<ReadStore>
       });
 
       it('when sorting by several keys, then later keys break ties of earlier ones', async () => {
-        expect(await idsFound(collection, { sort: [['rank', 1], ['price', -1]] })).toEqual([5, 2, 3, 1, 4]);
+        expect(
+          await idsFound(collection, {
+            sort: [
+              ['rank', 1],
+              ['price', -1],
+            ],
+          }),
+        ).toEqual([5, 2, 3, 1, 4]);
       });
 
       it('when sort keys tie, then _id ascending decides, whatever the direction', async () => {
@@ -427,10 +439,13 @@ export function readStoreContract(name: string, create: () => Promise<ReadStore>
         const first = aCheckpointName();
         const second = aCheckpointName();
 
-        await store.write([put(collection, { _id: 1 })], [
-          { name: first, position: 10n },
-          { name: second, position: 0n },
-        ]);
+        await store.write(
+          [put(collection, { _id: 1 })],
+          [
+            { name: first, position: 10n },
+            { name: second, position: 0n },
+          ],
+        );
 
         expect(await store.get(collection, 1)).toEqual({ _id: 1 });
         expect(await store.getCheckpoint(first)).toBe(10n);

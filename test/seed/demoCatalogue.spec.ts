@@ -88,9 +88,7 @@ describe('demo catalogue seed', () => {
     expect(names('CommunityCreated').length).toBeGreaterThanOrEqual(24);
     expect(names('SubCommunityCreated').length).toBeGreaterThanOrEqual(48);
     expect(new Set(names('DeveloperCreated')).size).toBeGreaterThanOrEqual(50);
-    expect([...unitTypeKinds(events).values()].sort()).toEqual(
-      expect.arrayContaining(['studio', 'bedrooms', 'bedrooms_or_more', 'other']),
-    );
+    expect([...unitTypeKinds(events).values()].sort()).toEqual(expect.arrayContaining(['studio', 'bedrooms', 'bedrooms_or_more', 'other']));
   });
 
   it('when a catalogue is seeded, then it defines the plans starter, professional and enterprise after the reference data', async () => {
@@ -177,7 +175,9 @@ describe('demo catalogue seed', () => {
     const areas = projects.flatMap((project) => [project.area_from, project.area_to]);
 
     expect(new Set(projects.map((project) => project.published))).toEqual(new Set([true, false]));
-    expect(new Set(projects.map((project) => project.status))).toEqual(new Set(['upcoming', 'under_construction', 'completed', 'sold_out']));
+    expect(new Set(projects.map((project) => project.status))).toEqual(
+      new Set(['upcoming', 'under_construction', 'completed', 'sold_out']),
+    );
     expect(new Set(projects.map((project) => project.nature))).toEqual(new Set(['off_plan', 'ready']));
     expect(areas.some((area) => typeof area === 'number' && !Number.isInteger(area))).toBe(true);
     expect(areas.some((area) => typeof area === 'string')).toBe(true);
@@ -226,11 +226,15 @@ describe('demo catalogue seed', () => {
     const events = await allEvents(deps.eventStore);
     const projects = await seededProjects(deps.eventStore, events);
     // Id allocations and slug reservations are the command handler's own bookkeeping, without metadata.
-    const commandEvents = events.filter((event) => /^(project|state|community|subCommunity|developer|unitType|plan)-/.test(event.streamName));
+    const commandEvents = events.filter((event) =>
+      /^(project|state|community|subCommunity|developer|unitType|plan)-/.test(event.streamName),
+    );
     const times = commandEvents.map((event) => String(event.metadata.at));
 
     expect(new Set(projects.map((project) => project.slug)).size).toBe(SMALL_CATALOGUE);
-    expect(events.filter((event) => event.type === 'SlugReserved' && event.streamName.startsWith('projectSlug-'))).toHaveLength(SMALL_CATALOGUE);
+    expect(events.filter((event) => event.type === 'SlugReserved' && event.streamName.startsWith('projectSlug-'))).toHaveLength(
+      SMALL_CATALOGUE,
+    );
     expect(new Set(commandEvents.map((event) => event.metadata.actor))).toEqual(new Set(['seed']));
     expect(times.every((time) => time > DEMO_CATALOGUE_EPOCH.toISOString() && time < PRESENT().toISOString())).toBe(true);
     expect([...times].sort()).toEqual(times);
@@ -248,10 +252,16 @@ describe('demo catalogue seed', () => {
     const projects = await seededProjects(deps.eventStore, [...before, ...added]);
     expect(startAt).toBe(SMALL_CATALOGUE);
     expect(more.projects).toBe(5);
-    expect(added.filter((event) => /^((State|Community|SubCommunity|Developer|UnitType)Created|PlanDefined)$/.test(event.type))).toEqual([]);
+    expect(added.filter((event) => /^((State|Community|SubCommunity|Developer|UnitType)Created|PlanDefined)$/.test(event.type))).toEqual(
+      [],
+    );
     expect(added.filter((event) => event.type === 'ProjectCreated')).toHaveLength(5);
     expect(new Set(projects.map((project) => project.slug)).size).toBe(SMALL_CATALOGUE + 5);
-    const lastAt = (events: RecordedEvent[]) => events.map((event) => event.metadata.at).filter(Boolean).map(String);
+    const lastAt = (events: RecordedEvent[]) =>
+      events
+        .map((event) => event.metadata.at)
+        .filter(Boolean)
+        .map(String);
     expect(lastAt(added)[0]! > lastAt(before).at(-1)!).toBe(true);
   });
 });

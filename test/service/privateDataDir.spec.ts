@@ -62,7 +62,11 @@ async function startOn(dataDir: string): Promise<{ service: RunningService; logL
     stopped = true;
   };
   cleanups.push(stop);
-  const created = await request(service.url!, '/admin/v1/clients', { method: 'POST', token: service.adminToken!, body: { name: 'Mode check', plan: 'enterprise' } });
+  const created = await request(service.url!, '/admin/v1/clients', {
+    method: 'POST',
+    token: service.adminToken!,
+    body: { name: 'Mode check', plan: 'enterprise' },
+  });
   expect(created.status).toBe(201);
   await service.projector!.waitForPosition((await service.eventStore.headPosition())!, 10_000);
   return { service: { ...service, stop }, logLines };

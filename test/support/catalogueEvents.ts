@@ -80,7 +80,15 @@ export function communityEvent(event: CommunityEvent): StreamEvent {
 export function subCommunityCreated(id: number, fields: Partial<SubCommunityFields> = {}, at = minute(0)): StreamEvent {
   const event: SubCommunityEvent = {
     type: 'SubCommunityCreated',
-    data: { sub_community_id: id, community_id: 1, name: `Sub-community ${id}`, slug: `sub-community-${id}`, description: '', ...fields, at },
+    data: {
+      sub_community_id: id,
+      community_id: 1,
+      name: `Sub-community ${id}`,
+      slug: `sub-community-${id}`,
+      description: '',
+      ...fields,
+      at,
+    },
   };
   return { stream: subCommunityStream(id), event };
 }
@@ -150,7 +158,14 @@ export const keyHashOf = (apiKeyId: number): string => apiKeyId.toString(16).pad
 export function apiKeyIssued(id: number, clientId: number, environment: KeyEnvironment = 'live', at = minute(0)): StreamEvent {
   const event: ApiKeyEvent = {
     type: 'ApiKeyIssued',
-    data: { api_key_id: id, client_id: clientId, environment, key_hash: keyHashOf(id), hint: `svc_${environment}_k${String(id).padStart(3, '0')}…`, at },
+    data: {
+      api_key_id: id,
+      client_id: clientId,
+      environment,
+      key_hash: keyHashOf(id),
+      hint: `svc_${environment}_k${String(id).padStart(3, '0')}…`,
+      at,
+    },
   };
   return { stream: apiKeyStream(id), event };
 }
@@ -300,35 +315,70 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
     const gallery = pictures.get(projectId)!;
     switch (kind) {
       case 0:
-        return projectEvent('ProjectRevised', projectId, { changes: { name: `Project ${projectId} ${pick(['Heights', 'Residences', 'Gardens'])}` } }, at);
+        return projectEvent(
+          'ProjectRevised',
+          projectId,
+          { changes: { name: `Project ${projectId} ${pick(['Heights', 'Residences', 'Gardens'])}` } },
+          at,
+        );
       case 1:
         return projectEvent(
           'ProjectRevised',
           projectId,
-          { changes: { unit_type_ids: pick(residentialSets), area_from: pick([512.5, '1,499.5 sq ft', null]), starting_from: Math.round(random() * 5e6) } },
+          {
+            changes: {
+              unit_type_ids: pick(residentialSets),
+              area_from: pick([512.5, '1,499.5 sq ft', null]),
+              starting_from: Math.round(random() * 5e6),
+            },
+          },
           at,
         );
       case 2:
-        return projectEvent('ProjectRevised', projectId, { changes: { developer_id: pick([1, 2]), community_id: pick([1, 2, 3]), location: null } }, at);
+        return projectEvent(
+          'ProjectRevised',
+          projectId,
+          { changes: { developer_id: pick([1, 2]), community_id: pick([1, 2, 3]), location: null } },
+          at,
+        );
       case 3:
         return projectEvent('ProjectPublished', projectId, {}, at);
       case 4:
         return projectEvent('ProjectUnpublished', projectId, {}, at);
       case 5:
-        return projectEvent('ProjectStatusChanged', projectId, { status: pick(['completed', 'sold_out'] as const), previous_status: 'under_construction' }, at);
+        return projectEvent(
+          'ProjectStatusChanged',
+          projectId,
+          { status: pick(['completed', 'sold_out'] as const), previous_status: 'under_construction' },
+          at,
+        );
       case 6: {
         const id = nextItemId++;
         plans.push(id);
         return projectEvent(
           'FloorPlanAdded',
           projectId,
-          { floor_plan: { floor_plan_id: id, title: `Plan ${id}`, unit_type_id: UNIT.twoBedrooms, area: pick([980.6, '1,020.4 sq ft']), price: null, image: imageRef(`fp${id}`) } },
+          {
+            floor_plan: {
+              floor_plan_id: id,
+              title: `Plan ${id}`,
+              unit_type_id: UNIT.twoBedrooms,
+              area: pick([980.6, '1,020.4 sq ft']),
+              price: null,
+              image: imageRef(`fp${id}`),
+            },
+          },
           at,
         );
       }
       case 7:
         return plans.length > 0
-          ? projectEvent('FloorPlanRevised', projectId, { floor_plan_id: pick(plans), changes: { title: 'Revised plan', area: 1001.5 } }, at)
+          ? projectEvent(
+              'FloorPlanRevised',
+              projectId,
+              { floor_plan_id: pick(plans), changes: { title: 'Revised plan', area: 1001.5 } },
+              at,
+            )
           : projectEvent('ProjectPublished', projectId, {}, at);
       case 8:
         return plans.length > 0
@@ -344,7 +394,16 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
         return projectEvent(
           'PaymentPlanAdded',
           projectId,
-          { payment_plan: { payment_plan_id: id, name: `Plan ${id}`, milestones: [{ label: 'Booking', percent: 20, due: null }, { label: 'Handover', percent: 80, due: 'On handover' }] } },
+          {
+            payment_plan: {
+              payment_plan_id: id,
+              name: `Plan ${id}`,
+              milestones: [
+                { label: 'Booking', percent: 20, due: null },
+                { label: 'Handover', percent: 80, due: 'On handover' },
+              ],
+            },
+          },
           at,
         );
       }
@@ -359,11 +418,21 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       case 13: {
         const id = nextItemId++;
         gallery.push(id);
-        return projectEvent('GalleryPictureAdded', projectId, { picture: { media_id: id, caption: null, position: Math.floor(random() * 5), image: imageRef(`g${id}`) } }, at);
+        return projectEvent(
+          'GalleryPictureAdded',
+          projectId,
+          { picture: { media_id: id, caption: null, position: Math.floor(random() * 5), image: imageRef(`g${id}`) } },
+          at,
+        );
       }
       case 14:
         return gallery.length > 0
-          ? projectEvent('GalleryPictureRevised', projectId, { media_id: pick(gallery), changes: { position: Math.floor(random() * 5), caption: 'Lobby' } }, at)
+          ? projectEvent(
+              'GalleryPictureRevised',
+              projectId,
+              { media_id: pick(gallery), changes: { position: Math.floor(random() * 5), caption: 'Lobby' } },
+              at,
+            )
           : projectEvent('ProjectPublished', projectId, {}, at);
       case 15:
         return gallery.length > 0
@@ -375,14 +444,42 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
           : projectEvent('ProjectPublished', projectId, {}, at);
       case 17:
         return random() < 0.5
-          ? projectEvent('MasterPlanDocumentAttached', projectId, { document: { key: `mp${clock}`, file_name: 'master.pdf', content_type: 'application/pdf', size_bytes: 1000 } }, at)
+          ? projectEvent(
+              'MasterPlanDocumentAttached',
+              projectId,
+              { document: { key: `mp${clock}`, file_name: 'master.pdf', content_type: 'application/pdf', size_bytes: 1000 } },
+              at,
+            )
           : projectEvent('MasterPlanDocumentRemoved', projectId, {}, at);
       case 18:
         return random() < 0.6
-          ? projectEvent('VideoSet', projectId, { video: { title: 'Tour', description: null, external_url: 'https://video.example/tour', file: null, thumbnail: imageRef(`v${clock}`) } }, at)
+          ? projectEvent(
+              'VideoSet',
+              projectId,
+              {
+                video: {
+                  title: 'Tour',
+                  description: null,
+                  external_url: 'https://video.example/tour',
+                  file: null,
+                  thumbnail: imageRef(`v${clock}`),
+                },
+              },
+              at,
+            )
           : projectEvent('VideoRemoved', projectId, {}, at);
       case 19:
-        return projectEvent('AmenitiesSet', projectId, { items: [{ name: 'Pool', icon: 'pool' }, { name: 'Gym', icon: null }].slice(0, 1 + Math.floor(random() * 2)) }, at);
+        return projectEvent(
+          'AmenitiesSet',
+          projectId,
+          {
+            items: [
+              { name: 'Pool', icon: 'pool' },
+              { name: 'Gym', icon: null },
+            ].slice(0, 1 + Math.floor(random() * 2)),
+          },
+          at,
+        );
       case 20:
         return projectEvent('NearbyPlacesSet', projectId, { items: [{ name: 'Metro', category: 'transport', distance_km: 0.4 }] }, at);
       case 21:
@@ -397,7 +494,12 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
         return projectEvent('RelatedProjectsSet', projectId, { project_ids: projectId > 1 ? [projectId - 1] : [] }, at);
       default:
         return random() < 0.6
-          ? projectEvent('BrochureAttached', projectId, { brochure: { key: `b${clock}`, file_name: 'brochure.pdf', content_type: 'application/pdf', size_bytes: 2000 } }, at)
+          ? projectEvent(
+              'BrochureAttached',
+              projectId,
+              { brochure: { key: `b${clock}`, file_name: 'brochure.pdf', content_type: 'application/pdf', size_bytes: 2000 } },
+              at,
+            )
           : projectEvent('BrochureRemoved', projectId, {}, at);
     }
   };
@@ -406,7 +508,11 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
   // revises a plan, issues or revokes a key, moves a client or registers one.
   history.push(
     planDefined(1, { key: 'starter', scopes: ['projects:read', 'developers:read'], entitlements: ['images'] }),
-    planDefined(2, { key: 'professional', scopes: ['projects:read', 'media:read', 'floorplans:read'], entitlements: ['images', 'floorplans'] }),
+    planDefined(2, {
+      key: 'professional',
+      scopes: ['projects:read', 'media:read', 'floorplans:read'],
+      entitlements: ['images', 'floorplans'],
+    }),
     clientRegistered(1, { plan_id: 1 }),
     clientRegistered(2, { plan_id: 2, scopes: ['projects:read'] }),
     apiKeyIssued(1, 1, 'live'),
@@ -420,7 +526,11 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       clientEvent({ type: 'ClientStatusChanged', data: { client_id: 2, status: 'active', previous_status: 'suspended', at } }),
       clientEvent({
         type: 'ClientControlsSet',
-        data: { client_id: 1, controls: { request_signing: true, environments: { live: { ...none, domain: 'portal.example.com' }, test: none } }, at },
+        data: {
+          client_id: 1,
+          controls: { request_signing: true, environments: { live: { ...none, domain: 'portal.example.com' }, test: none } },
+          at,
+        },
       }),
       apiKeyEvent({ type: 'ApiKeyDeactivated', data: { api_key_id: 2, client_id: 2, at } }),
       apiKeyEvent({ type: 'ApiKeyReactivated', data: { api_key_id: 2, client_id: 2, at } }),
@@ -428,12 +538,31 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
         stream: subscriptionStream(2),
         event: {
           type: 'SubscriptionSet',
-          data: { client_id: 2, status: 'active', period_start: at, period_end: null, trial_ends_at: null, payment_due_at: null, grace_days: 7, paid: true, at },
+          data: {
+            client_id: 2,
+            status: 'active',
+            period_start: at,
+            period_end: null,
+            trial_ends_at: null,
+            payment_due_at: null,
+            grace_days: 7,
+            paid: true,
+            at,
+          },
         },
       },
       clientEvent({
         type: 'ClientRestrictionSet',
-        data: { client_id: 2, restriction: { states: [{ state_id: 1, community_ids: [] }, { state_id: 2, community_ids: [3] }] }, at },
+        data: {
+          client_id: 2,
+          restriction: {
+            states: [
+              { state_id: 1, community_ids: [] },
+              { state_id: 2, community_ids: [3] },
+            ],
+          },
+          at,
+        },
       }),
       clientEvent({ type: 'EvaluationStarted', data: { client_id: 2, sample_project_ids: [1, 2, 3], at } }),
       clientEvent({ type: 'EvaluationPaused', data: { client_id: 2, at } }),
@@ -454,7 +583,11 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       case 0:
         return planEvent({
           type: 'PlanRevised',
-          data: { plan_id: 1 + (round % 2), changes: { scopes: round % 4 === 0 ? ['projects:read'] : ['projects:read', 'faqs:read'], active: round % 15 !== 0 }, at },
+          data: {
+            plan_id: 1 + (round % 2),
+            changes: { scopes: round % 4 === 0 ? ['projects:read'] : ['projects:read', 'faqs:read'], active: round % 15 !== 0 },
+            at,
+          },
         });
       case 1: {
         const id = nextKeyId++;
@@ -470,7 +603,11 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       case 3:
         return clientEvent({
           type: 'ClientRevised',
-          data: { client_id: 1 + (round % 2), changes: round % 4 === 3 ? { plan_id: 2, entitlements: ['images'] } : { plan_id: 1, entitlements: null }, at },
+          data: {
+            client_id: 1 + (round % 2),
+            changes: round % 4 === 3 ? { plan_id: 2, entitlements: ['images'] } : { plan_id: 1, entitlements: null },
+            at,
+          },
         });
       default:
         return clientRegistered(++clients, { plan_id: 1 + (round % 2) }, at);
@@ -481,11 +618,26 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
     const at = tick();
     switch (round % 9) {
       case 0:
-        return [developerEvent({ type: 'DeveloperRevised', data: { developer_id: pick([1, 2]), changes: { name: `Developer renamed ${round}` }, at } })];
+        return [
+          developerEvent({
+            type: 'DeveloperRevised',
+            data: { developer_id: pick([1, 2]), changes: { name: `Developer renamed ${round}` }, at },
+          }),
+        ];
       case 1:
-        return [communityEvent({ type: 'CommunityRevised', data: { community_id: pick([1, 2, 3]), changes: { name: `Community renamed ${round}` }, at } })];
+        return [
+          communityEvent({
+            type: 'CommunityRevised',
+            data: { community_id: pick([1, 2, 3]), changes: { name: `Community renamed ${round}` }, at },
+          }),
+        ];
       case 2:
-        return [unitTypeEvent({ type: 'UnitTypeRevised', data: { unit_type_id: UNIT.threeBedrooms, changes: { bedrooms: pick([3, 4]), sort_order: pick([30, 5]) }, at } })];
+        return [
+          unitTypeEvent({
+            type: 'UnitTypeRevised',
+            data: { unit_type_id: UNIT.threeBedrooms, changes: { bedrooms: pick([3, 4]), sort_order: pick([30, 5]) }, at },
+          }),
+        ];
       case 3:
         return [communityEvent({ type: 'CommunityRevised', data: { community_id: 2, changes: { state_id: pick([1, 2]) }, at } })];
       case 4:
@@ -505,10 +657,18 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       case 6:
         return [
           stateEvent({ type: 'StateRevised', data: { state_id: 2, changes: { name: `Abu Dhabi ${round}` }, at } }),
-          subCommunityEvent({ type: 'SubCommunityRevised', data: { sub_community_id: 2, changes: { community_id: pick([2, 3]), name: `Opera ${round}` }, at } }),
+          subCommunityEvent({
+            type: 'SubCommunityRevised',
+            data: { sub_community_id: 2, changes: { community_id: pick([2, 3]), name: `Opera ${round}` }, at },
+          }),
         ];
       case 7:
-        return [unitTypeEvent({ type: 'UnitTypeRevised', data: { unit_type_id: UNIT.studio, changes: { name: pick(['Studio', 'Studio Apartment']) }, at } })];
+        return [
+          unitTypeEvent({
+            type: 'UnitTypeRevised',
+            data: { unit_type_id: UNIT.studio, changes: { name: pick(['Studio', 'Studio Apartment']) }, at },
+          }),
+        ];
       default:
         return [unitTypeCreated(100 + round, { name: `Type ${round}`, kind: 'other', bedrooms: null, sort_order: 200 + round }, at)];
     }

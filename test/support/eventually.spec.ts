@@ -37,7 +37,9 @@ describe('eventually', () => {
       () => expect.unreachable('eventually resolved'),
       (error: unknown) => error as Error,
     );
-    expect(failure.message).toMatch(/^gave up after 50 ms \(\d+ attempts\) waiting for the projection to catch up; the last attempt threw behind at attempt \d+$/);
+    expect(failure.message).toMatch(
+      /^gave up after 50 ms \(\d+ attempts\) waiting for the projection to catch up; the last attempt threw behind at attempt \d+$/,
+    );
     expect(failure.message).toContain(`behind at attempt ${attempts}`);
     expect(failure.cause).toEqual(new Error(`behind at attempt ${attempts}`));
   });

@@ -77,7 +77,9 @@ const clientResponseSchema = z
     plan_id: idSchema,
     status: z.enum(CLIENT_STATUSES),
     controls: clientControlsSchema,
-    limits: planLimitsSchema.nullable().meta({ description: "The client's own rate limits and quotas, which replace the plan's; null = the plan's." }),
+    limits: planLimitsSchema
+      .nullable()
+      .meta({ description: "The client's own rate limits and quotas, which replace the plan's; null = the plan's." }),
     restriction: z
       .object({ states: z.array(z.object({ state_id: idSchema, community_ids: z.array(idSchema) })) })
       .nullable()
@@ -85,7 +87,12 @@ const clientResponseSchema = z
     access_mode: z
       .discriminatedUnion('mode', [
         z.object({ mode: z.literal('commercial') }),
-        z.object({ mode: z.literal('evaluation'), sample_project_ids: z.array(idSchema), started_at: timestampSchema, paused: z.boolean() }),
+        z.object({
+          mode: z.literal('evaluation'),
+          sample_project_ids: z.array(idSchema),
+          started_at: timestampSchema,
+          paused: z.boolean(),
+        }),
       ])
       .meta({ description: 'Evaluation Mode with its frozen project sample, or commercial.' }),
     scopes: scopesSchema.nullable().meta({ description: "The client's own scopes, which replace the plan's; null = the plan's." }),
@@ -175,7 +182,12 @@ const createPlanRoute: AdminRoute<typeof noParams, typeof definePlan.definePlanS
   successStatus: 201,
   response: planResponseSchema,
   async handle({ body, actor }, deps) {
-    const result = await createWithSlice(deps, accessFactsReader(deps), { aggregate: planAggregate, actor, command: body, slice: definePlan });
+    const result = await createWithSlice(deps, accessFactsReader(deps), {
+      aggregate: planAggregate,
+      actor,
+      command: body,
+      slice: definePlan,
+    });
     return planRepresentation(result.id, result);
   },
 };
@@ -230,7 +242,12 @@ const registerClientRoute: AdminRoute<typeof noParams, typeof registerClient.reg
   successStatus: 201,
   response: clientResponseSchema,
   async handle({ body, actor }, deps) {
-    const result = await createWithSlice(deps, accessFactsReader(deps), { aggregate: clientAggregate, actor, command: body, slice: registerClient });
+    const result = await createWithSlice(deps, accessFactsReader(deps), {
+      aggregate: clientAggregate,
+      actor,
+      command: body,
+      slice: registerClient,
+    });
     return clientRepresentation(deps.eventStore, result.id, result);
   },
 };
@@ -253,7 +270,7 @@ const reviseClientRoute: AdminRoute<typeof clientParams, typeof reviseClient.rev
   method: 'patch',
   path: '/clients/:clientId',
   operationId: 'reviseClient',
-  summary: "Revise a client: rename it, move it to another active plan, or set or drop (null) its own lists",
+  summary: 'Revise a client: rename it, move it to another active plan, or set or drop (null) its own lists',
   tag: CLIENTS,
   params: clientParams,
   body: reviseClient.reviseClientSchema,
@@ -428,7 +445,11 @@ const keyStatusRoute = (
   },
 });
 
-const revokeApiKeyRoute = keyStatusRoute('revoke', "Revoke one of the client's API keys for good (no-op when already revoked)", revokeApiKey);
+const revokeApiKeyRoute = keyStatusRoute(
+  'revoke',
+  "Revoke one of the client's API keys for good (no-op when already revoked)",
+  revokeApiKey,
+);
 
 const deactivateApiKeyRoute = keyStatusRoute(
   'deactivate',

@@ -66,10 +66,16 @@ const planChangeResponseSchema = z
     submitted_at: timestampSchema,
     invoice: invoiceSchema.nullable().meta({ description: 'Issued on approval; null before.' }),
     rejection_reason: z.string().nullable(),
-    effective_via: z.enum(PLAN_CHANGE_EFFECT_REASONS).nullable().meta({ description: 'payment, or staff authorising active-but-unpaid; null until effective.' }),
+    effective_via: z
+      .enum(PLAN_CHANGE_EFFECT_REASONS)
+      .nullable()
+      .meta({ description: 'payment, or staff authorising active-but-unpaid; null until effective.' }),
     effective_at: timestampSchema.nullable(),
   })
-  .meta({ id: 'AdminPlanChangeRequest', description: "A client's request to move to another plan; its access is unchanged until it is effective." });
+  .meta({
+    id: 'AdminPlanChangeRequest',
+    description: "A client's request to move to another plan; its access is unchanged until it is effective.",
+  });
 
 async function planOf(eventStore: EventStore, id: number): Promise<Plan> {
   const plan = (await loadAggregate(eventStore, planAggregate, id))?.state;
@@ -77,7 +83,11 @@ async function planOf(eventStore: EventStore, id: number): Promise<Plan> {
   return plan;
 }
 
-async function planChangeRepresentation(eventStore: EventStore, id: number, loaded: LoadedAggregate<PlanChangeRequest | null>): Promise<AdminRouteResult> {
+async function planChangeRepresentation(
+  eventStore: EventStore,
+  id: number,
+  loaded: LoadedAggregate<PlanChangeRequest | null>,
+): Promise<AdminRouteResult> {
   const request = loaded.state;
   if (!request) throw new NotFound();
   const data: z.input<typeof planChangeResponseSchema> = {
@@ -92,7 +102,11 @@ async function planChangeRepresentation(eventStore: EventStore, id: number, load
 
 // References.
 
-async function loadClientsRequest(eventStore: EventStore, clientId: number, requestId: number): Promise<LoadedAggregate<PlanChangeRequest | null>> {
+async function loadClientsRequest(
+  eventStore: EventStore,
+  clientId: number,
+  requestId: number,
+): Promise<LoadedAggregate<PlanChangeRequest | null>> {
   const loaded = await loadAggregate(eventStore, planChangeRequestAggregate, requestId);
   clientsPlanChange({ client_id: clientId }, loaded?.state ?? null, requestId);
   return loaded!;
@@ -107,7 +121,7 @@ const submitPlanChangeRoute: AdminRoute<typeof clientParams, typeof submitPlanCh
   method: 'post',
   path: '/clients/:clientId/plan-changes',
   operationId: 'submitPlanChange',
-  summary: "Submit a request to move a client to another active plan (its access is unchanged until the change is effective)",
+  summary: 'Submit a request to move a client to another active plan (its access is unchanged until the change is effective)',
   tag: PLAN_CHANGES,
   params: clientParams,
   body: submitPlanChange.submitPlanChangeSchema,
@@ -117,7 +131,11 @@ const submitPlanChangeRoute: AdminRoute<typeof clientParams, typeof submitPlanCh
     const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: planChangeRequestAggregate,
       actor,
-      command: { ...body, client_id: params.clientId, ...(expectedRevision === undefined ? {} : { expected_client_revision: expectedRevision }) },
+      command: {
+        ...body,
+        client_id: params.clientId,
+        ...(expectedRevision === undefined ? {} : { expected_client_revision: expectedRevision }),
+      },
       slice: submitPlanChange,
     });
     return planChangeRepresentation(deps.eventStore, result.id, result);
@@ -134,7 +152,11 @@ const getPlanChangeRoute: AdminRoute<typeof requestParams> = {
   successStatus: 200,
   response: planChangeResponseSchema,
   async handle({ params }, deps) {
-    return planChangeRepresentation(deps.eventStore, params.requestId, await loadClientsRequest(deps.eventStore, params.clientId, params.requestId));
+    return planChangeRepresentation(
+      deps.eventStore,
+      params.requestId,
+      await loadClientsRequest(deps.eventStore, params.clientId, params.requestId),
+    );
   },
 };
 

@@ -54,7 +54,7 @@ const writeSideFields = {
     .number()
     .int()
     .nonnegative()
-    .meta({ description: 'Revision of the resource\'s event stream; also sent as ETag, send it back as If-Match.' }),
+    .meta({ description: "Revision of the resource's event stream; also sent as ETag, send it back as If-Match." }),
 };
 const published = z.boolean().meta({ description: 'Visible to API clients; starts false.' });
 
@@ -62,7 +62,6 @@ const published = z.boolean().meta({ description: 'Visible to API clients; start
 const idParam = z.coerce.number().int().positive();
 
 type IdParams<Key extends string> = z.ZodType<Record<Key, number>>;
-
 
 function representation<Entity extends object>(id: number, revision: number, entity: Entity | null): AdminRouteResult {
   if (!entity) throw new NotFound();
@@ -156,7 +155,10 @@ function updateRoute<Key extends string, Entity extends object, Event extends Do
 /** Publish and unpublish take no body; repeating either is a no-op that answers the current revision. */
 function publicationRoutes<Key extends string, Entity extends object, Event extends DomainEvent>(
   resource: Resource<Key, Entity, Event>,
-  decide: { publish: Slice<Record<string, never>, Entity, Event>['decide']; unpublish: Slice<Record<string, never>, Entity, Event>['decide'] },
+  decide: {
+    publish: Slice<Record<string, never>, Entity, Event>['decide'];
+    unpublish: Slice<Record<string, never>, Entity, Event>['decide'];
+  },
 ): AdminRoute[] {
   return [
     updateRoute(resource, {

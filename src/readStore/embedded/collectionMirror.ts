@@ -113,7 +113,10 @@ export class CollectionMirror {
       }
     }
     const ordering = this.ordering(BY_ID);
-    const positions = ordering.select(compileQuery(filter, undefined), candidatePositions(filter, this.docs, this.equalityIndexes, ordering));
+    const positions = ordering.select(
+      compileQuery(filter, undefined),
+      candidatePositions(filter, this.docs, this.equalityIndexes, ordering),
+    );
     return positions.length === 0 ? undefined : ordering.docs[positions[0]!];
   }
 

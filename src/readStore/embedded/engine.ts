@@ -322,7 +322,9 @@ export class EmbeddedEngine implements StoreView {
     if (known?.signature === signature) return known.keys;
     if (writer.hasInFlight(generation.id)) return undefined;
     const keys =
-      specs.length === 0 ? new UniqueKeys() : this.db.transaction(() => UniqueKeys.build(logical, specs, this.storedDocs(physical), false))();
+      specs.length === 0
+        ? new UniqueKeys()
+        : this.db.transaction(() => UniqueKeys.build(logical, specs, this.storedDocs(physical), false))();
     generation.keys.set(physical, { signature, keys });
     return keys;
   }
@@ -489,7 +491,11 @@ export class EmbeddedEngine implements StoreView {
 
   /** Runs inside a transaction; `enforce`: see UniqueKeys.build. */
   private loadKeyGuard(physical: string, logical: string, specs: readonly IndexSpec[], enforce: boolean): KeyGuard {
-    return { logical, keys: UniqueKeys.build(logical, specs, this.storedDocs(physical), enforce), version: this.statements.versionOf.get(physical) ?? 0 };
+    return {
+      logical,
+      keys: UniqueKeys.build(logical, specs, this.storedDocs(physical), enforce),
+      version: this.statements.versionOf.get(physical) ?? 0,
+    };
   }
 
   private storedDocs(physical: string): Doc[] {

@@ -31,7 +31,10 @@ const utf8 = new TextEncoder();
  * WriterBatch. Room is made for what JSON of mostly ASCII takes (uninitialised: every byte up to the last
  * end is written), and more only when a document needs it; the room left over goes along unread.
  */
-export function encodeDocs(jsons: ReadonlyArray<string | undefined>, chars: number): { docs: Uint8Array<ArrayBuffer>; docEnds: Int32Array<ArrayBuffer> } {
+export function encodeDocs(
+  jsons: ReadonlyArray<string | undefined>,
+  chars: number,
+): { docs: Uint8Array<ArrayBuffer>; docEnds: Int32Array<ArrayBuffer> } {
   let docs = uninitialisedBytes(chars + (chars >> 3) + 64);
   const docEnds = new Int32Array(jsons.length);
   let end = 0;

@@ -23,7 +23,18 @@
  * it resolves; it is committed, with its checkpoints, in the order written, before any later read of the
  * generation, its promote or its discard.
  */
-import type { Checkpoint, Doc, DocId, Filter, FindOptions, FindResult, GenerationStore, IndexSpec, ReadStore, WriteOp } from '../readStore.js';
+import type {
+  Checkpoint,
+  Doc,
+  DocId,
+  Filter,
+  FindOptions,
+  FindResult,
+  GenerationStore,
+  IndexSpec,
+  ReadStore,
+  WriteOp,
+} from '../readStore.js';
 import { EmbeddedEngine } from './engine.js';
 import type { StoreView } from './generation.js';
 

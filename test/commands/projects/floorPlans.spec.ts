@@ -5,7 +5,17 @@ import * as replaceFloorPlanImage from '../../../commands/projects/replaceFloorP
 import * as reviseFloorPlan from '../../../commands/projects/reviseFloorPlan.js';
 import { projectAggregate, type ProjectEventOf } from '../../../src/catalogue/project.js';
 import { deciderSpec } from '../../support/deciderSpec.js';
-import { aFloorPlan, anImage, earlier, knownCatalogue, floorPlanAdded, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
+import {
+  aFloorPlan,
+  anImage,
+  earlier,
+  knownCatalogue,
+  floorPlanAdded,
+  now,
+  projectCreated,
+  projectDeleted,
+  projectId,
+} from './projectBuilders.js';
 
 const floorPlanRemoved = (floorPlanId: number): ProjectEventOf<'FloorPlanRemoved'> => ({
   type: 'FloorPlanRemoved',
@@ -34,7 +44,10 @@ describe('addFloorPlan', () => {
 
   it('when the project is deleted, then it is refused with PROJECT_DELETED', () => {
     const command = addFloorPlan.addFloorPlanSchema.parse({ title: 'Type B', image: anImage() });
-    spec.given([projectCreated(), projectDeleted()]).when(command, { allocatedIds: { floorPlan: 17 } }).thenThrows('PROJECT_DELETED');
+    spec
+      .given([projectCreated(), projectDeleted()])
+      .when(command, { allocatedIds: { floorPlan: 17 } })
+      .thenThrows('PROJECT_DELETED');
   });
 
   it('when the image is missing, then the schema refuses it', () => {
@@ -58,15 +71,24 @@ describe('reviseFloorPlan', () => {
   });
 
   it('when the values are the current ones, then nothing is emitted', () => {
-    spec.given([projectCreated(), floorPlanAdded(aFloorPlan(7))]).when({ floor_plan_id: 7, title: 'Type A' }).then([]);
+    spec
+      .given([projectCreated(), floorPlanAdded(aFloorPlan(7))])
+      .when({ floor_plan_id: 7, title: 'Type A' })
+      .then([]);
   });
 
   it('when no field is given, then it is refused with VALIDATION_FAILED', () => {
-    spec.given([projectCreated(), floorPlanAdded(aFloorPlan(7))]).when({ floor_plan_id: 7 }).thenThrows('VALIDATION_FAILED');
+    spec
+      .given([projectCreated(), floorPlanAdded(aFloorPlan(7))])
+      .when({ floor_plan_id: 7 })
+      .thenThrows('VALIDATION_FAILED');
   });
 
   it('when the floor plan is unknown, then it is refused with NOT_FOUND naming it', () => {
-    const error = spec.given([projectCreated(), floorPlanAdded(aFloorPlan(7))]).when({ floor_plan_id: 8, title: 'x' }).thenThrows('NOT_FOUND');
+    const error = spec
+      .given([projectCreated(), floorPlanAdded(aFloorPlan(7))])
+      .when({ floor_plan_id: 8, title: 'x' })
+      .thenThrows('NOT_FOUND');
     expect(error.message).toContain('Floor plan 8');
   });
 
@@ -93,7 +115,10 @@ describe('replaceFloorPlanImage', () => {
   });
 
   it('when the image is the current one, then nothing is emitted', () => {
-    spec.given([projectCreated(), floorPlanAdded(aFloorPlan(7))]).when({ floor_plan_id: 7, image: anImage() }).then([]);
+    spec
+      .given([projectCreated(), floorPlanAdded(aFloorPlan(7))])
+      .when({ floor_plan_id: 7, image: anImage() })
+      .then([]);
   });
 
   it('when the floor plan is unknown, then it is refused with NOT_FOUND naming it', () => {

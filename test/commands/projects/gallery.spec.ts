@@ -30,7 +30,11 @@ describe('addGalleryPicture', () => {
   it('when a picture is added without a position, then it goes after the last one under the allocated media id', () => {
     const command = addGalleryPicture.addGalleryPictureSchema.parse({ image: anImage('new1') });
     spec
-      .given([projectCreated(), galleryPictureAdded(aGalleryPicture(50, { position: 0 })), galleryPictureAdded(aGalleryPicture(51, { position: 3 }))])
+      .given([
+        projectCreated(),
+        galleryPictureAdded(aGalleryPicture(50, { position: 0 })),
+        galleryPictureAdded(aGalleryPicture(51, { position: 3 })),
+      ])
       .when(command, { allocatedIds: { media: 52 } })
       .then([
         {
@@ -68,7 +72,10 @@ describe('addGalleryPicture', () => {
 
   it('when the project is deleted, then it is refused with PROJECT_DELETED', () => {
     const command = addGalleryPicture.addGalleryPictureSchema.parse({ image: anImage('new1') });
-    spec.given([projectCreated(), projectDeleted()]).when(command, { allocatedIds: { media: 52 } }).thenThrows('PROJECT_DELETED');
+    spec
+      .given([projectCreated(), projectDeleted()])
+      .when(command, { allocatedIds: { media: 52 } })
+      .thenThrows('PROJECT_DELETED');
   });
 });
 
@@ -79,15 +86,23 @@ describe('reviseGalleryPicture', () => {
     spec
       .given([projectCreated(), galleryPictureAdded(aGalleryPicture(50))])
       .when({ media_id: 50, caption: null, position: 5 })
-      .then([{ type: 'GalleryPictureRevised', data: { project_id: projectId, media_id: 50, changes: { caption: null, position: 5 }, at: now } }]);
+      .then([
+        { type: 'GalleryPictureRevised', data: { project_id: projectId, media_id: 50, changes: { caption: null, position: 5 }, at: now } },
+      ]);
   });
 
   it('when the values are the current ones, then nothing is emitted', () => {
-    spec.given([projectCreated(), galleryPictureAdded(aGalleryPicture(50))]).when({ media_id: 50, caption: 'Pool deck' }).then([]);
+    spec
+      .given([projectCreated(), galleryPictureAdded(aGalleryPicture(50))])
+      .when({ media_id: 50, caption: 'Pool deck' })
+      .then([]);
   });
 
   it('when no field is given, then it is refused with VALIDATION_FAILED', () => {
-    spec.given([projectCreated(), galleryPictureAdded(aGalleryPicture(50))]).when({ media_id: 50 }).thenThrows('VALIDATION_FAILED');
+    spec
+      .given([projectCreated(), galleryPictureAdded(aGalleryPicture(50))])
+      .when({ media_id: 50 })
+      .thenThrows('VALIDATION_FAILED');
   });
 
   it('when the picture is unknown, then it is refused with NOT_FOUND naming it', () => {
@@ -107,7 +122,10 @@ describe('replaceGalleryPicture', () => {
   });
 
   it('when the picture is the current one, then nothing is emitted', () => {
-    spec.given([projectCreated(), galleryPictureAdded(aGalleryPicture(50))]).when({ media_id: 50, image: anImage('pic50') }).then([]);
+    spec
+      .given([projectCreated(), galleryPictureAdded(aGalleryPicture(50))])
+      .when({ media_id: 50, image: anImage('pic50') })
+      .then([]);
   });
 
   it('when the picture is unknown, then it is refused with NOT_FOUND naming it', () => {
@@ -132,7 +150,10 @@ describe('removeGalleryPicture', () => {
   });
 
   it('when the project is deleted, then it is refused with PROJECT_DELETED', () => {
-    spec.given([projectCreated(), galleryPictureAdded(aGalleryPicture(50)), projectDeleted()]).when({ media_id: 50 }).thenThrows('PROJECT_DELETED');
+    spec
+      .given([projectCreated(), galleryPictureAdded(aGalleryPicture(50)), projectDeleted()])
+      .when({ media_id: 50 })
+      .thenThrows('PROJECT_DELETED');
   });
 });
 

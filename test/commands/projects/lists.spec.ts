@@ -38,9 +38,12 @@ const listCommands = [
   listCommand('setNearbyPlaces', setNearbyPlaces.decide, (items, at) => ({ type: 'NearbyPlacesSet', data: { ...stamped(at), items } }), [
     { name: 'Marina Mall', category: 'shopping', distance_km: 1.2 },
   ]),
-  listCommand('setPaymentMethods', setPaymentMethods.decide, (items, at) => ({ type: 'PaymentMethodsSet', data: { ...stamped(at), items } }), [
-    { name: 'Bank transfer', description: null },
-  ]),
+  listCommand(
+    'setPaymentMethods',
+    setPaymentMethods.decide,
+    (items, at) => ({ type: 'PaymentMethodsSet', data: { ...stamped(at), items } }),
+    [{ name: 'Bank transfer', description: null }],
+  ),
   listCommand('setFaqs', setFaqs.decide, (items, at) => ({ type: 'FaqsSet', data: { ...stamped(at), items } }), [
     { question: 'When is handover?', answer: 'Q4 2026.' },
   ]),
@@ -80,7 +83,9 @@ describe('list item schemas', () => {
   });
 
   it('when a virtual tour address is not http(s), then the schema refuses it', () => {
-    expect(setVirtualTours.setVirtualToursSchema.safeParse({ items: [{ title: 't', url: 'ftp://tours.example.com' }] }).success).toBe(false);
+    expect(setVirtualTours.setVirtualToursSchema.safeParse({ items: [{ title: 't', url: 'ftp://tours.example.com' }] }).success).toBe(
+      false,
+    );
   });
 });
 
@@ -102,16 +107,25 @@ describe('setRelatedProjects', () => {
   });
 
   it('when a project is named twice, then it is refused naming body.project_ids', () => {
-    const error = spec.given([projectCreated()]).when({ project_ids: [9, 4, 9] }).thenThrows('VALIDATION_FAILED');
+    const error = spec
+      .given([projectCreated()])
+      .when({ project_ids: [9, 4, 9] })
+      .thenThrows('VALIDATION_FAILED');
     expect((error as ApiError).details).toEqual({ fields: { 'body.project_ids': 'names 9 more than once' } });
   });
 
   it('when the project names itself, then it is refused naming body.project_ids', () => {
-    const error = spec.given([projectCreated()]).when({ project_ids: [projectId] }).thenThrows('VALIDATION_FAILED');
+    const error = spec
+      .given([projectCreated()])
+      .when({ project_ids: [projectId] })
+      .thenThrows('VALIDATION_FAILED');
     expect((error as ApiError).details).toEqual({ fields: { 'body.project_ids': 'a project cannot be related to itself' } });
   });
 
   it('when the project is deleted, then it is refused with PROJECT_DELETED', () => {
-    spec.given([projectCreated(), projectDeleted()]).when({ project_ids: [9] }).thenThrows('PROJECT_DELETED');
+    spec
+      .given([projectCreated(), projectDeleted()])
+      .when({ project_ids: [9] })
+      .thenThrows('PROJECT_DELETED');
   });
 });

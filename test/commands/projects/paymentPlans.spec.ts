@@ -32,7 +32,11 @@ describe('addPaymentPlan', () => {
       .then([
         {
           type: 'PaymentPlanAdded',
-          data: { project_id: projectId, payment_plan: { payment_plan_id: 31, name: 'Thirds', milestones: milestones(33.33, 33.33, 33.34) }, at: now },
+          data: {
+            project_id: projectId,
+            payment_plan: { payment_plan_id: 31, name: 'Thirds', milestones: milestones(33.33, 33.33, 33.34) },
+            at: now,
+          },
         },
       ]);
   });
@@ -65,12 +69,18 @@ describe('revisePaymentPlan', () => {
       .given([projectCreated(), paymentPlanAdded(aPaymentPlan(31))])
       .when({ payment_plan_id: 31, milestones: milestones(10, 90) })
       .then([
-        { type: 'PaymentPlanRevised', data: { project_id: projectId, payment_plan_id: 31, changes: { milestones: milestones(10, 90) }, at: now } },
+        {
+          type: 'PaymentPlanRevised',
+          data: { project_id: projectId, payment_plan_id: 31, changes: { milestones: milestones(10, 90) }, at: now },
+        },
       ]);
   });
 
   it('when the name is the current one, then nothing is emitted', () => {
-    spec.given([projectCreated(), paymentPlanAdded(aPaymentPlan(31))]).when({ payment_plan_id: 31, name: '60/40' }).then([]);
+    spec
+      .given([projectCreated(), paymentPlanAdded(aPaymentPlan(31))])
+      .when({ payment_plan_id: 31, name: '60/40' })
+      .then([]);
   });
 
   it('when the new milestones do not sum to 100, then it is refused naming body.milestones', () => {
@@ -82,7 +92,10 @@ describe('revisePaymentPlan', () => {
   });
 
   it('when no field is given, then it is refused with VALIDATION_FAILED', () => {
-    spec.given([projectCreated(), paymentPlanAdded(aPaymentPlan(31))]).when({ payment_plan_id: 31 }).thenThrows('VALIDATION_FAILED');
+    spec
+      .given([projectCreated(), paymentPlanAdded(aPaymentPlan(31))])
+      .when({ payment_plan_id: 31 })
+      .thenThrows('VALIDATION_FAILED');
   });
 
   it('when the payment plan is unknown, then it is refused with NOT_FOUND naming it', () => {
@@ -107,6 +120,9 @@ describe('removePaymentPlan', () => {
   });
 
   it('when the project is deleted, then it is refused with PROJECT_DELETED', () => {
-    spec.given([projectCreated(), paymentPlanAdded(aPaymentPlan(31)), projectDeleted()]).when({ payment_plan_id: 31 }).thenThrows('PROJECT_DELETED');
+    spec
+      .given([projectCreated(), paymentPlanAdded(aPaymentPlan(31)), projectDeleted()])
+      .when({ payment_plan_id: 31 })
+      .thenThrows('PROJECT_DELETED');
   });
 });

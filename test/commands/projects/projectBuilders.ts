@@ -70,9 +70,7 @@ export function projectFields(overrides: Partial<ProjectFields> = {}): ProjectFi
   };
 }
 
-export function projectCreated(
-  overrides: Partial<ProjectFields> & { status?: ProjectStatus } = {},
-): ProjectEventOf<'ProjectCreated'> {
+export function projectCreated(overrides: Partial<ProjectFields> & { status?: ProjectStatus } = {}): ProjectEventOf<'ProjectCreated'> {
   const { status = 'upcoming', ...fields } = overrides;
   return { type: 'ProjectCreated', data: { project_id: projectId, ...projectFields(fields), status, at: earlier } };
 }

@@ -71,11 +71,19 @@ describe('reviseProject', () => {
     spec
       .given([projectCreated()])
       .when({ name: 'Marina Heights II', starting_from: 990_000, currency: 'AED' })
-      .then([{ type: 'ProjectRevised', data: { project_id: projectId, changes: { name: 'Marina Heights II', starting_from: 990_000 }, at: now } }]);
+      .then([
+        {
+          type: 'ProjectRevised',
+          data: { project_id: projectId, changes: { name: 'Marina Heights II', starting_from: 990_000 }, at: now },
+        },
+      ]);
   });
 
   it('when the revision repeats the current values, then nothing is emitted', () => {
-    spec.given([projectCreated({ unit_type_ids: [5] })]).when({ name: 'Marina Heights', unit_type_ids: [5] }).then([]);
+    spec
+      .given([projectCreated({ unit_type_ids: [5] })])
+      .when({ name: 'Marina Heights', unit_type_ids: [5] })
+      .then([]);
   });
 
   it('when the change set is empty, then it is refused with VALIDATION_FAILED', () => {
@@ -83,7 +91,10 @@ describe('reviseProject', () => {
   });
 
   it('when unit types repeat, then it is refused naming body.unit_type_ids', () => {
-    const error = spec.given([projectCreated()]).when({ unit_type_ids: [4, 7, 4] }).thenThrows('VALIDATION_FAILED');
+    const error = spec
+      .given([projectCreated()])
+      .when({ unit_type_ids: [4, 7, 4] })
+      .thenThrows('VALIDATION_FAILED');
     expect((error as ApiError).details).toEqual({ fields: { 'body.unit_type_ids': 'names 4 more than once' } });
   });
 
@@ -108,7 +119,10 @@ describe('publishProject and unpublishProject', () => {
   const unpublish = deciderSpec(projectAggregate, unpublishProject.decide);
 
   it('when an unpublished project is published, then ProjectPublished', () => {
-    publish.given([projectCreated()]).when({}).then([{ type: 'ProjectPublished', data: { project_id: projectId, at: now } }]);
+    publish
+      .given([projectCreated()])
+      .when({})
+      .then([{ type: 'ProjectPublished', data: { project_id: projectId, at: now } }]);
   });
 
   it('when a published project is published again, then nothing is emitted', () => {
@@ -155,7 +169,10 @@ describe('changeProjectStatus', () => {
   });
 
   it('when the status is the current one, then nothing is emitted', () => {
-    spec.given([projectCreated({ status: 'sold_out' })]).when({ status: 'sold_out' }).then([]);
+    spec
+      .given([projectCreated({ status: 'sold_out' })])
+      .when({ status: 'sold_out' })
+      .then([]);
   });
 
   it('when the project is deleted, then it is refused with PROJECT_DELETED', () => {

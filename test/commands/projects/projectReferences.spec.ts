@@ -49,7 +49,12 @@ describe('createProject references', () => {
   });
 
   it('when the sub-community lies in another community, then it is refused naming body.sub_community_id', () => {
-    const references = catalogueFacts({ developers: [3], states: [1], communities: { 2: { state_id: 1 } }, subCommunities: { 8: { community_id: 6 } } });
+    const references = catalogueFacts({
+      developers: [3],
+      states: [1],
+      communities: { 2: { state_id: 1 } },
+      subCommunities: { 8: { community_id: 6 } },
+    });
     const error = spec
       .given([])
       .when(createProject.createProjectSchema.parse({ ...required, sub_community_id: 8 }), { references })
@@ -62,7 +67,10 @@ describe('createProject references', () => {
       .given([])
       .when(createProject.createProjectSchema.parse({ ...required, unit_type_ids: [97, 97] }))
       .thenThrows('VALIDATION_FAILED');
-    expect(fieldsOf(error)).toEqual({ 'body.unit_type_ids.0': 'unit type 97 does not exist', 'body.unit_type_ids.1': 'unit type 97 does not exist' });
+    expect(fieldsOf(error)).toEqual({
+      'body.unit_type_ids.0': 'unit type 97 does not exist',
+      'body.unit_type_ids.1': 'unit type 97 does not exist',
+    });
   });
 });
 
@@ -97,7 +105,10 @@ describe('reviseProject references', () => {
   });
 
   it('when a unit type does not exist, then it is refused naming its index', () => {
-    const error = spec.given([projectCreated()]).when({ unit_type_ids: [4, 97] }).thenThrows('VALIDATION_FAILED');
+    const error = spec
+      .given([projectCreated()])
+      .when({ unit_type_ids: [4, 97] })
+      .thenThrows('VALIDATION_FAILED');
     expect(fieldsOf(error)).toEqual({ 'body.unit_type_ids.1': 'unit type 97 does not exist' });
   });
 
@@ -117,12 +128,18 @@ describe('floor plan references', () => {
 
   it('when an added floor plan names a missing unit type, then it is refused naming body.unit_type_id', () => {
     const command = addFloorPlan.addFloorPlanSchema.parse({ title: 'Type X', unit_type_id: 97, image: anImage() });
-    const error = add.given([projectCreated()]).when(command, { allocatedIds: { floorPlan: 17 } }).thenThrows('VALIDATION_FAILED');
+    const error = add
+      .given([projectCreated()])
+      .when(command, { allocatedIds: { floorPlan: 17 } })
+      .thenThrows('VALIDATION_FAILED');
     expect(fieldsOf(error)).toEqual({ 'body.unit_type_id': 'unit type 97 does not exist' });
   });
 
   it('when a revision names a missing unit type, then that is reported even before an unknown floor plan', () => {
-    const error = revise.given([projectCreated(), floorPlanAdded(aFloorPlan(7))]).when({ floor_plan_id: 8, unit_type_id: 97 }).thenThrows('VALIDATION_FAILED');
+    const error = revise
+      .given([projectCreated(), floorPlanAdded(aFloorPlan(7))])
+      .when({ floor_plan_id: 8, unit_type_id: 97 })
+      .thenThrows('VALIDATION_FAILED');
     expect(fieldsOf(error)).toEqual({ 'body.unit_type_id': 'unit type 97 does not exist' });
   });
 });
@@ -131,7 +148,10 @@ describe('setRelatedProjects references', () => {
   const spec = deciderSpec(projectAggregate, setRelatedProjects.decide, { references: knownCatalogue });
 
   it('when a related project is not in the catalogue (missing or deleted), then it is refused naming its index', () => {
-    const error = spec.given([projectCreated()]).when({ project_ids: [9, 97] }).thenThrows('VALIDATION_FAILED');
+    const error = spec
+      .given([projectCreated()])
+      .when({ project_ids: [9, 97] })
+      .thenThrows('VALIDATION_FAILED');
     expect(fieldsOf(error)).toEqual({ 'body.project_ids.1': 'project 97 does not exist' });
   });
 

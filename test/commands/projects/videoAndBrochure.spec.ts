@@ -25,7 +25,10 @@ describe('setVideo', () => {
   const spec = deciderSpec(projectAggregate, setVideo.decide);
 
   it('when a video with an external address is set, then VideoSet carries it', () => {
-    spec.given([projectCreated()]).when(externalVideo()).then([{ type: 'VideoSet', data: { project_id: projectId, video: externalVideo(), at: now } }]);
+    spec
+      .given([projectCreated()])
+      .when(externalVideo())
+      .then([{ type: 'VideoSet', data: { project_id: projectId, video: externalVideo(), at: now } }]);
   });
 
   it('when a video with a stored file replaces the current one, then VideoSet carries the file', () => {
@@ -49,7 +52,10 @@ describe('setVideo', () => {
   });
 
   it('when the video is the current one, then nothing is emitted', () => {
-    spec.given([projectCreated(), videoSet(externalVideo())]).when(externalVideo()).then([]);
+    spec
+      .given([projectCreated(), videoSet(externalVideo())])
+      .when(externalVideo())
+      .then([]);
   });
 
   it('when the external address is not http(s), then the schema refuses it', () => {
@@ -65,7 +71,10 @@ describe('removeVideo', () => {
   const spec = deciderSpec(projectAggregate, removeVideo.decide);
 
   it('when the video is removed, then VideoRemoved', () => {
-    spec.given([projectCreated(), videoSet(externalVideo())]).when({}).then([{ type: 'VideoRemoved', data: { project_id: projectId, at: now } }]);
+    spec
+      .given([projectCreated(), videoSet(externalVideo())])
+      .when({})
+      .then([{ type: 'VideoRemoved', data: { project_id: projectId, at: now } }]);
   });
 
   it('when there is no video, then nothing is emitted', () => {
@@ -82,7 +91,10 @@ describe('attachBrochure and removeBrochure', () => {
   };
 
   it('when a brochure is attached, then BrochureAttached', () => {
-    attach.given([projectCreated()]).when(aPdf()).then([{ type: 'BrochureAttached', data: { project_id: projectId, brochure: aPdf(), at: now } }]);
+    attach
+      .given([projectCreated()])
+      .when(aPdf())
+      .then([{ type: 'BrochureAttached', data: { project_id: projectId, brochure: aPdf(), at: now } }]);
   });
 
   it('when the attached brochure is attached again, then nothing is emitted', () => {
@@ -90,7 +102,10 @@ describe('attachBrochure and removeBrochure', () => {
   });
 
   it('when the brochure is removed, then BrochureRemoved', () => {
-    remove.given([projectCreated(), brochureAttached]).when({}).then([{ type: 'BrochureRemoved', data: { project_id: projectId, at: now } }]);
+    remove
+      .given([projectCreated(), brochureAttached])
+      .when({})
+      .then([{ type: 'BrochureRemoved', data: { project_id: projectId, at: now } }]);
   });
 
   it('when there is no brochure, then removing emits nothing', () => {

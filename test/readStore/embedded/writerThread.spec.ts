@@ -24,10 +24,18 @@ function aStoreFile(): string {
 }
 
 /** A batch of puts (a document) and deletes (null) of one physical collection, as GenerationWriter builds it. */
-function aBatch(generation: string, physical: string, rows: Array<[id: number, doc: object | null]>, checkpoint: [string, string]): WriterBatch {
+function aBatch(
+  generation: string,
+  physical: string,
+  rows: Array<[id: number, doc: object | null]>,
+  checkpoint: [string, string],
+): WriterBatch {
   const jsons = rows.map(([, doc]) => (doc === null ? undefined : JSON.stringify(doc)));
   const ids = rows.map(([id]) => JSON.stringify(id));
-  const { docs, docEnds } = encodeDocs(jsons, jsons.reduce((chars, json) => chars + (json?.length ?? 0), 0));
+  const { docs, docEnds } = encodeDocs(
+    jsons,
+    jsons.reduce((chars, json) => chars + (json?.length ?? 0), 0),
+  );
   return {
     generation,
     scope: generation,
@@ -46,7 +54,8 @@ async function writeThenClose(worker: Worker, batches: WriterBatch[]): Promise<W
   const replies: WriterReply[] = [];
   worker.on('message', (reply: WriterReply) => replies.push(reply));
   const exited = once(worker, 'exit');
-  for (const batch of batches) worker.postMessage(batch, [batch.rowPhysicals.buffer, batch.idLengths.buffer, batch.docEnds.buffer, batch.docs.buffer]);
+  for (const batch of batches)
+    worker.postMessage(batch, [batch.rowPhysicals.buffer, batch.idLengths.buffer, batch.docEnds.buffer, batch.docs.buffer]);
   worker.postMessage(null);
   await exited;
   return replies;
@@ -74,8 +83,24 @@ describe('the generation writer thread', () => {
     const file = aStoreFile();
 
     const replies = await writeThenClose(startWriter(file), [
-      aBatch('g1', 'projects@g1', [[1, { _id: 1, name: 'Düsseldorf – 😀' }], [2, { _id: 2 }]], ['projects', '10']),
-      aBatch('g1', 'projects@g1', [[2, null], [3, { _id: 3 }]], ['projects', '11']),
+      aBatch(
+        'g1',
+        'projects@g1',
+        [
+          [1, { _id: 1, name: 'Düsseldorf – 😀' }],
+          [2, { _id: 2 }],
+        ],
+        ['projects', '10'],
+      ),
+      aBatch(
+        'g1',
+        'projects@g1',
+        [
+          [2, null],
+          [3, { _id: 3 }],
+        ],
+        ['projects', '11'],
+      ),
     ]);
 
     expect(replies).toEqual([{ generation: 'g1' }, { generation: 'g1' }]);
@@ -90,7 +115,9 @@ describe('the generation writer thread', () => {
   it('when a batch of a generation fails, then that generation commits nothing more and the other generations are unaffected', async () => {
     const file = aStoreFile();
     const saboteur = new Database(file);
-    saboteur.exec(`CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    saboteur.exec(
+      `CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+    );
     saboteur.close();
 
     const replies = await writeThenClose(startWriter(file), [

@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import { readdirSync, statSync, unlinkSync } from 'node:fs';
+import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDirSync } from '../dataDir.js';
+import { IncomingBytes, assertSha256, assertVariantName, isSha256, rangeWithin, verified } from './blobStreams.js';
+import type { BlobInfo, BlobStore, ByteRange, PutOptions } from './blobStore.js';
+
+/*
+ * Embedded blob store: files under `<dataDir>/blobs/`.
+ *
+ *   blobs/ab/<sha256>           the bytes (fan-out directory: the first two hex digits)
+ *   blobs/ab/<sha256>.json      { size, contentType, storedAt }
+ *   blobs/variants/ab/<source>/<variant>   the SHA-256 of the derived blob
+ *   blobs/tmp/<pid>-<uuid>[.json|.link]    writes in progress
+ *
+ * A put streams into a temporary file (hashing and counting as it goes), fsyncs it, then publishes it with
+ * link(2), which never replaces an existing name: the metadata first, then the bytes, then an fsync of the
+ * directory. A blob exists once its bytes file does, so a crash at any point leaves either no blob or a whole
+ * one (at worst a metadata file with no bytes, which the next put of those bytes adopts). Two puts of the same
+ * bytes race harmlessly: the first metadata linked wins, and either bytes file is the same bytes.
+ *
+ * Temporary files carry the writing process's id: at open, those of processes that no longer run are
+ * removed (another process sharing DATA_DIR may be writing its own), and so is any not written to for an
+ * hour (a process id reused after a container restart, say).
+ */
+
+const FAN_OUT = /^[0-9a-f]{2}$/;
+const TMP_NAME = /^(\d+)-/;
+const STALE_TMP_MS = 60 * 60 * 1000;
+
+interface StoredMeta {
+  size: number;
+  contentType: string;
+  storedAt: string;
+}
+
+export interface EmbeddedBlobStoreOptions {
+  /** DATA_DIR: blobs live in its `blobs/` folder. */
+  dataDir: string;
+}
+
+export function createEmbeddedBlobStore(options: EmbeddedBlobStoreOptions): BlobStore {
+  return new EmbeddedBlobStore(join(options.dataDir, 'blobs'));
+}
+
+class EmbeddedBlobStore implements BlobStore {
+  private readonly tmpDir: string;
+  private readonly variantsDir: string;
+  private closed = false;
+
+  constructor(private readonly root: string) {
+    this.tmpDir = join(root, 'tmp');
+    this.variantsDir = join(root, 'variants');
+    makePrivateDirSync(this.tmpDir);
+    makePrivateDirSync(this.variantsDir);
+    removeStaleTemporaryFiles(this.tmpDir);
+  }
+
+  async put(source: Readable | AsyncIterable<Uint8Array>, options: PutOptions): Promise<BlobInfo> {
+    this.assertOpen();
+    const incoming = new IncomingBytes(options.maxBytes);
+    const tmpData = this.tmpPath('');
+    const tmpMeta = this.tmpPath('.json');
+    try {
+      const file = await open(tmpData, 'wx', PRIVATE_FILE_MODE);
+      try {
+        // Leaving the loop early (too large, a failed write) ends the source: a Readable is destroyed.
+        for await (const chunk of source) await writeAll(file, incoming.take(chunk));
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      const sha256 = incoming.sha256();
+      const existing = await this.stat(sha256);
+      if (existing) return existing;
+
+      const dir = this.fanOutDir(sha256);
+      await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      const meta: StoredMeta = { size: incoming.size, contentType: options.contentType, storedAt: new Date().toISOString() };
+      await writeDurably(tmpMeta, JSON.stringify(meta));
+      await linkUnlessThere(tmpMeta, this.metaPath(sha256));
+      await linkUnlessThere(tmpData, this.dataPath(sha256));
+      await syncDir(dir);
+      // The metadata linked first, by this put or another (or an interrupted one), describes these bytes.
+      const stored = await this.stat(sha256);
+      if (!stored) throw new Error(`blob ${sha256} vanished while it was being stored`);
+      return stored;
+    } finally {
+      await Promise.all([removeIfThere(tmpData), removeIfThere(tmpMeta)]);
+    }
+  }
+
+  async stat(sha256: string): Promise<BlobInfo | null> {
+    this.assertOpen();
+    if (!isSha256(sha256)) return null;
+    const meta = await readMeta(this.metaPath(sha256));
+    if (!meta || !(await exists(this.dataPath(sha256)))) return null;
+    return { sha256, size: meta.size, contentType: meta.contentType, storedAt: new Date(meta.storedAt) };
+  }
+
+  async open(sha256: string, range?: ByteRange): Promise<Readable | null> {
+    this.assertOpen();
+    if (!isSha256(sha256)) return null;
+    let file: FileHandle;
+    try {
+      // Opened before it is read, so that a delete meanwhile cannot cut the stream short.
+      file = await open(this.dataPath(sha256), 'r');
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    try {
+      const { size } = await file.stat();
+      if (range) return file.createReadStream(rangeWithin(range, size));
+      return verified(file.createReadStream(), sha256, size);
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
+  }
+
+  async linkVariant(source: string, variant: string, derived: string): Promise<void> {
+    this.assertOpen();
+    assertSha256(source, 'source');
+    assertSha256(derived, 'derived');
+    assertVariantName(variant);
+    for (const sha256 of [source, derived]) {
+      if (!(await this.stat(sha256))) throw new Error(`cannot link variant ${variant}: blob ${sha256} is not stored`);
+    }
+    const dir = this.variantDir(source);
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    const tmpLink = this.tmpPath('.link');
+    try {
+      await writeDurably(tmpLink, derived);
+      await rename(tmpLink, join(dir, variant));
+    } finally {
+      await removeIfThere(tmpLink);
+    }
+    await syncDir(dir);
+  }
+
+  async findVariant(source: string, variant: string): Promise<BlobInfo | null> {
+    this.assertOpen();
+    if (!isSha256(source)) return null;
+    assertVariantName(variant);
+    let derived: string;
+    try {
+      derived = await readFile(join(this.variantDir(source), variant), 'utf8');
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    return this.stat(derived);
+  }
+
+  async *list(): AsyncIterable<BlobInfo> {
+    this.assertOpen();
+    for (const dir of await readdir(this.root)) {
+      if (!FAN_OUT.test(dir)) continue;
+      for (const name of await readdirIfThere(join(this.root, dir))) {
+        if (!isSha256(name)) continue;
+        const info = await this.stat(name);
+        if (info) yield info;
+      }
+    }
+  }
+
+  async delete(sha256: string): Promise<boolean> {
+    this.assertOpen();
+    if (!isSha256(sha256)) return false;
+    // The bytes first: from then on the blob is gone, whatever else a crash leaves behind.
+    const existed = await removeIfThere(this.dataPath(sha256));
+    await removeIfThere(this.metaPath(sha256));
+    await rm(this.variantDir(sha256), { recursive: true, force: true });
+    if (existed) await syncDir(this.fanOutDir(sha256));
+    return existed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the blob store is closed');
+  }
+
+  private fanOutDir(sha256: string): string {
+    return join(this.root, sha256.slice(0, 2));
+  }
+
+  private dataPath(sha256: string): string {
+    return join(this.fanOutDir(sha256), sha256);
+  }
+
+  private metaPath(sha256: string): string {
+    return join(this.fanOutDir(sha256), `${sha256}.json`);
+  }
+
+  private variantDir(source: string): string {
+    return join(this.variantsDir, source.slice(0, 2), source);
+  }
+
+  private tmpPath(suffix: string): string {
+    return join(this.tmpDir, `${process.pid}-${randomUUID()}${suffix}`);
+  }
+}
+
+async function writeAll(file: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.byteLength) {
+    const { bytesWritten } = await file.write(bytes, offset, bytes.byteLength - offset);
+    offset += bytesWritten;
+  }
+}
+
+async function writeDurably(path: string, text: string): Promise<void> {
+  const file = await open(path, 'wx', PRIVATE_FILE_MODE);
+  try {
+    await file.writeFile(text, 'utf8');
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** Publishes `tmp` under `target` unless something is there already (link(2) never replaces). */
+async function linkUnlessThere(tmp: string, target: string): Promise<void> {
+  try {
+    await link(tmp, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/** Makes the names created or removed in `dir` durable. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readMeta(path: string): Promise<StoredMeta | null> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as StoredMeta;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+async function removeIfThere(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+async function readdirIfThere(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
+}
+
+const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+function removeStaleTemporaryFiles(tmpDir: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(tmpDir)) {
+    const path = join(tmpDir, name);
+    const pid = TMP_NAME.exec(name)?.[1];
+    try {
+      const stale = pid === undefined || !isRunning(Number(pid)) || now - statSync(path).mtimeMs > STALE_TMP_MS;
+      if (stale) unlinkSync(path);
+    } catch (error) {
+      // Published or removed by its own process meanwhile.
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  // 0 and below would signal a process group, not a process.
+  if (!(pid > 0)) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -13,9 +13,16 @@ export interface SignedLink {
  */
 export interface LinkSigner {
   sign(path: string, now: Date): SignedLink;
-  /** True when the signature is ours for this path and expiry and the expiry has not passed. */
-  verify(path: string, expires: string, signature: string, now: Date): boolean;
+  /**
+   * `valid` when the signature is ours for this path and expiry and the expiry has not passed; `expired` when
+   * it is ours but the expiry has passed (so the holder learns to fetch a new link rather than suspect the
+   * link was damaged); `invalid` for anything else: another path, an altered expiry, a signature that is not
+   * ours, or either parameter malformed.
+   */
+  verify(path: string, expires: string, signature: string, now: Date): LinkVerdict;
 }
+
+export type LinkVerdict = 'valid' | 'expired' | 'invalid';
 
 /**
  * Expiries are rounded up to a multiple of this many seconds (counted from the Unix epoch, so every replica
@@ -36,9 +43,10 @@ export function createLinkSigner(secret: string, ttlSeconds: number): LinkSigner
       return { pathAndQuery: `${path}?expires=${expires}&signature=${signature}`, expiresAt: new Date(Number(expires) * 1000) };
     },
     verify(path, expires, signature, now) {
-      if (!/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return false;
-      if (Number(expires) * 1000 <= now.getTime()) return false;
-      return timingSafeEqual(mac(path, expires), Buffer.from(signature, 'hex'));
+      if (!/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
+      // The signature is checked first, so only a link we minted can be told apart as expired.
+      if (!timingSafeEqual(mac(path, expires), Buffer.from(signature, 'hex'))) return 'invalid';
+      return Number(expires) * 1000 <= now.getTime() ? 'expired' : 'valid';
     },
   };
 }

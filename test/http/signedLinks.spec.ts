@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLinkSigner, expiryWindowSeconds } from '../../src/http/signedLinks.js';
 
 const SECRET = 'link-signing-secret-for-tests-0123456789';
-const PATH = '/documents/mp1/mp1.pdf';
+const PATH = '/documents/master-plan/mp1/mp1.pdf';
 /** 2030-01-01T00:00:00Z: a multiple of 300 seconds since the epoch. */
 const BOUNDARY = Date.parse('2030-01-01T00:00:00Z');
 const at = (secondsAfterBoundary: number) => new Date(BOUNDARY + secondsAfterBoundary * 1000);
@@ -37,24 +37,30 @@ describe('signed links', () => {
     const signer = createLinkSigner(SECRET, 900);
     expect(signer.sign(PATH, at(1)).pathAndQuery).toBe(signer.sign(PATH, at(300)).pathAndQuery);
     expect(signer.sign(PATH, at(301)).pathAndQuery).not.toBe(signer.sign(PATH, at(300)).pathAndQuery);
-    expect(signer.sign('/documents/br1/br1.pdf', at(1)).pathAndQuery).not.toBe(signer.sign(PATH, at(1)).pathAndQuery);
+    expect(signer.sign('/documents/brochure/br1/br1.pdf', at(1)).pathAndQuery).not.toBe(signer.sign(PATH, at(1)).pathAndQuery);
   });
 
-  it('when a link was minted in an earlier window, then it verifies until its own expiry and not from then on', () => {
+  it('when a link was minted in an earlier window, then it verifies until its own expiry and is expired from then on', () => {
     const signer = createLinkSigner(SECRET, 900);
     const { expires, signature } = queryOf(signer.sign(PATH, at(10)).pathAndQuery);
     expect(expires).toBe(String(BOUNDARY / 1000 + 1200));
-    expect(signer.verify(PATH, expires, signature, at(301))).toBe(true);
-    expect(signer.verify(PATH, expires, signature, at(1199.999))).toBe(true);
-    expect(signer.verify(PATH, expires, signature, at(1200))).toBe(false);
+    expect(signer.verify(PATH, expires, signature, at(301))).toBe('valid');
+    expect(signer.verify(PATH, expires, signature, at(1199.999))).toBe('valid');
+    expect(signer.verify(PATH, expires, signature, at(1200))).toBe('expired');
   });
 
-  it('when the path, expiry or secret differ from what was signed, then the link does not verify', () => {
+  it('when the path, expiry or secret differ from what was signed, then the link is invalid, expired or not', () => {
     const signer = createLinkSigner(SECRET, 900);
     const { expires, signature } = queryOf(signer.sign(PATH, at(10)).pathAndQuery);
-    expect(signer.verify('/documents/br1/br1.pdf', expires, signature, at(20))).toBe(false);
-    expect(signer.verify(PATH, String(Number(expires) + 300), signature, at(20))).toBe(false);
-    expect(createLinkSigner(`${SECRET}-other`, 900).verify(PATH, expires, signature, at(20))).toBe(false);
-    expect(signer.verify(PATH, `${expires}x`, signature, at(20))).toBe(false);
+    for (const now of [at(20), at(5_000)]) {
+      expect(signer.verify('/documents/brochure/br1/br1.pdf', expires, signature, now)).toBe('invalid');
+      expect(signer.verify(PATH, String(Number(expires) + 300), signature, now)).toBe('invalid');
+      expect(signer.verify(PATH, String(Number(expires) - 300), signature, now)).toBe('invalid');
+      expect(createLinkSigner(`${SECRET}-other`, 900).verify(PATH, expires, signature, now)).toBe('invalid');
+      expect(signer.verify(PATH, `${expires}x`, signature, now)).toBe('invalid');
+      expect(signer.verify(PATH, expires, signature.toUpperCase(), now)).toBe('invalid');
+      expect(signer.verify(PATH, expires, signature.slice(0, 63), now)).toBe('invalid');
+      expect(signer.verify(PATH, expires, '', now)).toBe('invalid');
+    }
   });
 });

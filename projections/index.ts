@@ -3,6 +3,7 @@ import { catalogMetadataProjection } from './catalogMetadata.js';
 import { changeFeedProjection } from './changeFeed.js';
 import { communitiesProjection } from './communities.js';
 import { developersProjection } from './developers.js';
+import { mediaAddressesProjection } from './mediaAddresses.js';
 import type { Projection } from '../src/projectionEngine/projection.js';
 import { projectResourcesProjection } from './projectResources.js';
 import { projectsProjection } from './projects.js';
@@ -19,6 +20,7 @@ export const allProjections: readonly Projection[] = [
   statesProjection,
   catalogMetadataProjection,
   accessProjection,
+  mediaAddressesProjection,
 ];
 
 export const projectionNames: readonly string[] = allProjections.map((projection) => projection.name);

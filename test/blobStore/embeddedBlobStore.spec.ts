@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../src/blobStore/blobStore.js';
+import { createBlobStore } from '../../src/blobStore/createBlobStore.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { blobStoreContract, inChunks, listAll, readAll, someBytes } from './blobStoreContract.js';
 
@@ -165,6 +166,20 @@ describe('embedded blob store', () => {
     for (const variant of ['../escape', '.hidden', 'a/b', '', 'x'.repeat(101)]) {
       await expect(store.linkVariant(source.sha256, variant, source.sha256)).rejects.toBeInstanceOf(TypeError);
       await expect(store.findVariant(source.sha256, variant)).rejects.toBeInstanceOf(TypeError);
+    }
+  });
+});
+
+describe('createBlobStore', () => {
+  it('when no MongoDB URL is configured, then blobs are stored under DATA_DIR/blobs/', async () => {
+    const dataDir = aDataDir();
+    const store = createBlobStore({ dataDir });
+    try {
+      const info = await store.put(inChunks(someBytes(100, 11)), { contentType: 'image/png' });
+
+      expect(statSync(bytesFile(dataDir, info.sha256)).size).toBe(100);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Entitlement, Scope } from '../src/access/accessContext.js';
-import type { PdfDocument } from '../src/catalogue/project.js';
-import { ApiError, NotFound } from '../src/domain/errors.js';
+import type { PdfDocument, VideoFile } from '../src/catalogue/project.js';
+import { NotFound } from '../src/domain/errors.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
 import { PROJECT_RESOURCES, type ProjectResourcesDoc } from '../projections/projectResources.js';
 import { PROJECTS, type ProjectDoc } from '../projections/projects.js';
 import { catalogueScopeOf, projectInScope, type CatalogueScope } from './catalogueScope.js';
+import { DocumentUnavailable, externalDocumentPath, storedDocumentPath, VideoNotAvailable, type DocumentKind } from './documentLinks.js';
 import { getPublished, idListParameter } from './queryParameters.js';
 import { projectParams } from './projects.js';
 import type { QueryDeps, QueryErrorKind, QueryRoute } from './queryRoute.js';
@@ -19,18 +20,6 @@ import {
   serializedSummaries,
 } from './representations.js';
 import { AccessRefused } from '../src/access/accessRefusals.js';
-
-export class VideoNotAvailable extends ApiError {
-  constructor() {
-    super(404, 'VIDEO_NOT_AVAILABLE', 'This project has no video.');
-  }
-}
-
-export class DocumentUnavailable extends ApiError {
-  constructor(message = 'The document is not available.') {
-    super(404, 'DOCUMENT_UNAVAILABLE', message);
-  }
-}
 
 // Item representations of the related collections.
 
@@ -71,11 +60,15 @@ const SIGNED_LINK_EXPIRY =
   'from the request, rounded up to the next multiple of a third of that TTL counted from the Unix epoch (5 minutes by default): requests ' +
   'within one such window get the very same link and ETag, and a link stays valid for at least the TTL and less than 4/3 of it.';
 
+const DOWNLOAD =
+  'It answers the file itself (Content-Disposition: attachment with the file name; Range requests), or 302 to a legacy document on ' +
+  'another host; 403 LINK_INVALID or LINK_EXPIRED, 404 DOCUMENT_UNAVAILABLE (VIDEO_NOT_AVAILABLE for a video) when the file cannot be located.';
+
 const documentLinkSchema = z
   .object({
     file_name: z.string(),
-    size_bytes: z.number().int(),
-    download_url: z.string().meta({ description: SIGNED_LINK_EXPIRY }),
+    size_bytes: z.number().int().nullable().meta({ description: 'null for a legacy document kept on another host.' }),
+    download_url: z.string().meta({ description: `${SIGNED_LINK_EXPIRY} ${DOWNLOAD}` }),
     expires_at: z.iso.datetime().meta({ description: 'When download_url stops working.' }),
   })
   .meta({ id: 'DocumentLink' });
@@ -92,7 +85,7 @@ const videoSchema = z
     file_url: z
       .string()
       .nullable()
-      .meta({ description: `At most one of external_url and file_url is set. ${SIGNED_LINK_EXPIRY}` }),
+      .meta({ description: `At most one of external_url and file_url is set. ${SIGNED_LINK_EXPIRY} ${DOWNLOAD}` }),
     file_expires_at: z.iso.datetime().nullable().meta({ description: 'When file_url stops working.' }),
     thumbnail_url: z.string().nullable(),
   })
@@ -107,17 +100,20 @@ const floorPlateSchema = z
   .object({ title: z.string(), floors: z.string().nullable(), image: imageSchema.nullable() })
   .meta({ id: 'FloorPlate' });
 
-/** Files are served under `/documents/{key}/{file_name}` behind a signed link. */
-function documentLink(
-  document: PdfDocument | { key: string; file_name: string; size_bytes: number },
-  baseUrl: string,
-  signer: LinkSigner,
-  now: Date,
-) {
-  const link = signer.sign(`/documents/${encodeURIComponent(document.key)}/${encodeURIComponent(document.file_name)}`, now);
+/**
+ * Files are served under `/documents/{kind}/{key}/{file_name}` behind a signed link (queries/documentFiles.ts);
+ * a legacy document on another host under `/documents/{kind}/external/{url}/{file_name}`, which redirects.
+ */
+function documentLink(document: PdfDocument | VideoFile, kind: DocumentKind, baseUrl: string, signer: LinkSigner, now: Date) {
+  const link = signer.sign(
+    'external_url' in document
+      ? externalDocumentPath(kind, document.external_url, document.file_name)
+      : storedDocumentPath(kind, document.key, document.file_name),
+    now,
+  );
   return {
     file_name: document.file_name,
-    size_bytes: document.size_bytes,
+    size_bytes: 'external_url' in document ? null : document.size_bytes,
     download_url: `${baseUrl}${link.pathAndQuery}`,
     expires_at: link.expiresAt.toISOString(),
   };
@@ -140,7 +136,7 @@ const shapeMedia = (resources: ProjectResourcesDoc, { baseUrl, deps, evaluation 
   })),
   master_plan_document:
     resources.media.master_plan_document && !evaluation
-      ? documentLink(resources.media.master_plan_document, baseUrl, deps.linkSigner, deps.clock())
+      ? documentLink(resources.media.master_plan_document, 'master-plan', baseUrl, deps.linkSigner, deps.clock())
       : null,
 });
 
@@ -155,7 +151,7 @@ function shapeVideo(resources: ProjectResourcesDoc, { baseUrl, deps, evaluation 
   if (evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
   const { video } = resources;
   if (!video) throw new VideoNotAvailable();
-  const file = video.file ? documentLink(video.file, baseUrl, deps.linkSigner, deps.clock()) : null;
+  const file = video.file ? documentLink(video.file, 'video', baseUrl, deps.linkSigner, deps.clock()) : null;
   return {
     title: video.title,
     description: video.description,
@@ -169,7 +165,7 @@ function shapeVideo(resources: ProjectResourcesDoc, { baseUrl, deps, evaluation 
 function shapeBrochure(resources: ProjectResourcesDoc, { baseUrl, deps, evaluation }: Shaping) {
   if (evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
   if (!resources.brochure) throw new DocumentUnavailable('This project has no brochure.');
-  return documentLink(resources.brochure, baseUrl, deps.linkSigner, deps.clock());
+  return documentLink(resources.brochure, 'brochure', baseUrl, deps.linkSigner, deps.clock());
 }
 
 /** A published project's related collections; an unpublished or out-of-scope project is the one 404. */

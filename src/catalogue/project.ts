@@ -105,21 +105,38 @@ const storedFileFields = {
   size_bytes: z.number().int().positive(),
 };
 
-export const pdfDocumentSchema = z
+const webUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2_000)
+  .regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM);
+
+const storedPdfSchema = z
   .object({ ...storedFileFields, content_type: z.literal('application/pdf') })
   .strict()
-  .meta({ id: 'PdfDocument', description: 'A stored PDF file.' });
+  .meta({ id: 'StoredPdfDocument', description: 'A PDF file the service stores.' });
+
+/**
+ * A legacy document kept on another host: the service has no bytes, so its signed link answers 302 to
+ * `external_url` (spec: Signed document links).
+ */
+const externalDocumentSchema = z
+  .object({ external_url: webUrlSchema, file_name: storedFileFields.file_name })
+  .strict()
+  .meta({ id: 'ExternalDocument', description: 'A legacy document on another host; its signed link redirects (302) to external_url.' });
+type ExternalDocument = z.infer<typeof externalDocumentSchema>;
+
+/** Events recorded before external documents existed hold the stored shape, which stays valid. */
+export const pdfDocumentSchema = z
+  .union([storedPdfSchema, externalDocumentSchema], {
+    error: 'must be a stored PDF (key, file_name, size_bytes, content_type) or an external document (external_url, file_name)',
+  })
+  .meta({ id: 'PdfDocument', description: 'A stored PDF file, or a legacy document on another host.' });
 export type PdfDocument = z.infer<typeof pdfDocumentSchema>;
 
 export const videoFileSchema = z
   .object({ ...storedFileFields, content_type: z.enum(['video/mp4', 'video/webm', 'video/quicktime']) })
   .strict();
 export type VideoFile = z.infer<typeof videoFileSchema>;
-
-const webUrlSchema = z
-  .url({ protocol: /^https?$/ })
-  .max(2_000)
-  .regex(SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM);
 
 export const videoSchema = z
   .object({

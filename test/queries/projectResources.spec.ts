@@ -102,7 +102,9 @@ describe('project sub-resources', () => {
     expect(media.items).toEqual([expect.objectContaining({ id: 31, caption: 'Front', position: 0 })]);
     expect(media.items[0].image.url).toBe(`${api.app.baseUrl}/v1/media/31/g31.webp`);
     expect(media.master_plan_document).toMatchObject({ file_name: 'mp1.pdf', size_bytes: 52_000 });
-    expect(media.master_plan_document.download_url).toMatch(/\/v1\/documents\/mp1\/mp1\.pdf\?expires=\d+&signature=[0-9a-f]{64}$/);
+    expect(media.master_plan_document.download_url).toMatch(
+      /\/v1\/documents\/master-plan\/mp1\/mp1\.pdf\?expires=\d+&signature=[0-9a-f]{64}$/,
+    );
     expect(await data('amenities')).toEqual([{ name: 'Pool', icon: 'pool' }]);
     expect(await data('nearby')).toEqual([{ name: 'Metro', category: 'transport', distance_km: 0.4 }]);
     expect(await data('payment-methods')).toEqual([{ name: 'Bank transfer', description: null }]);
@@ -136,7 +138,7 @@ describe('project sub-resources', () => {
   it('when the brochure is asked, then a short-lived signed link comes; without one, 404 DOCUMENT_UNAVAILABLE', async () => {
     const answer = await api.get('/projects/1/brochure', key);
     expect(answer.status).toBe(200);
-    expect(answer.body.data.download_url).toMatch(/\/v1\/documents\/br1\/br1\.pdf\?expires=\d+&signature=[0-9a-f]{64}$/);
+    expect(answer.body.data.download_url).toMatch(/\/v1\/documents\/brochure\/br1\/br1\.pdf\?expires=\d+&signature=[0-9a-f]{64}$/);
     const expiresIn = Date.parse(answer.body.data.expires_at) - Date.now();
     // The 15-minute TTL, rounded up to the 5-minute expiry window.
     expect(expiresIn).toBeGreaterThan(14 * 60_000);

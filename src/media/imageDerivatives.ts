@@ -1,0 +1,135 @@
+import { availableParallelism } from 'node:os';
+import { pipeline } from 'node:stream';
+import sharp from 'sharp';
+import type { BlobInfo, BlobStore } from '../blobStore/blobStore.js';
+
+/** The widths of the image addresses (spec, Image addresses); the plain `.webp` address is the widest. */
+export const IMAGE_WIDTHS = [400, 800, 1600, 2560] as const;
+export type ImageWidth = (typeof IMAGE_WIDTHS)[number];
+export const DEFAULT_IMAGE_WIDTH: ImageWidth = 2560;
+export const WEBP_QUALITY = 92;
+
+export const isImageWidth = (width: number): width is ImageWidth => (IMAGE_WIDTHS as readonly number[]).includes(width);
+
+/** The name a derived width is linked under in the blob store; the encoding settings are part of it. */
+export const derivativeVariant = (width: ImageWidth): string => `webp-w${width}-q${WEBP_QUALITY}`;
+
+/** The source blob could not be turned into a picture (not an image the decoder reads, or its bytes are corrupt). */
+export class SourceUnreadable extends Error {
+  constructor(
+    readonly source: string,
+    options: { cause: unknown },
+  ) {
+    super(`blob ${source} could not be rendered`, options);
+    this.name = 'SourceUnreadable';
+  }
+}
+
+export interface ImageDerivatives {
+  /**
+   * The WebP of `source` at `width` (never wider than the source), from the blob store when already made,
+   * else rendered, stored and linked first; null when the source blob is not stored. Concurrent calls for the
+   * same source and width share one render. Rejects with SourceUnreadable when the source cannot be decoded.
+   */
+  derivative(source: string, width: ImageWidth): Promise<BlobInfo | null>;
+  /** Makes every width of `source` that is not made yet, one after another (MEDIA_PREGENERATE, on upload). */
+  pregenerate(source: string): Promise<void>;
+  /** How many renders this process has run (each is one sharp pipeline), for tests and benchmarks. */
+  readonly renders: number;
+}
+
+export interface ImageDerivativesOptions {
+  /**
+   * Renders running at once; more wait their turn. Default: one per core. Each render is one libvips
+   * thread on one of libuv's pool threads (4 by default), so capping renders at the cores keeps them from
+   * queueing ahead of the file reads that serve stored pictures on the same pool.
+   */
+  maxConcurrentRenders?: number;
+}
+
+export function createImageDerivatives(blobStore: BlobStore, options: ImageDerivativesOptions = {}): ImageDerivatives {
+  // One libvips thread per image (sharp's default on glibc already; made explicit because parallelism
+  // comes from running renders side by side, which `maxConcurrentRenders` bounds).
+  sharp.concurrency(1);
+  const slots = new Slots(options.maxConcurrentRenders ?? availableParallelism());
+  const inFlight = new Map<string, Promise<BlobInfo | null>>();
+  let renders = 0;
+
+  const render = async (source: string, width: ImageWidth, variant: string): Promise<BlobInfo | null> => {
+    await slots.acquire();
+    try {
+      // Another replica, or this process before a restart, may have made it while this one waited.
+      const made = await blobStore.findVariant(source, variant);
+      if (made) return made;
+      const input = await blobStore.open(source);
+      if (!input) return null;
+      renders++;
+      const transform = sharp().rotate().resize({ width, withoutEnlargement: true }).keepIccProfile().webp({ quality: WEBP_QUALITY });
+      // A failure of the source's bytes or of decoding them is the picture's; one of the store's own is not.
+      // Listened to before put() listens, so it is known by the time the put rejects.
+      let sourceFailure: unknown;
+      const noteSourceFailure = (error: unknown) => (sourceFailure ??= error);
+      input.once('error', noteSourceFailure);
+      transform.once('error', noteSourceFailure);
+      // pipeline() destroys every stage when one fails (a corrupt source stream fails sharp, and so the put).
+      const output = pipeline(input, transform, () => {});
+      let derived: BlobInfo;
+      try {
+        derived = await blobStore.put(output, { contentType: 'image/webp' });
+      } catch (error) {
+        throw sourceFailure === undefined ? error : new SourceUnreadable(source, { cause: sourceFailure });
+      }
+      await blobStore.linkVariant(source, variant, derived.sha256);
+      return derived;
+    } finally {
+      slots.release();
+    }
+  };
+
+  const derivative = async (source: string, width: ImageWidth): Promise<BlobInfo | null> => {
+    const variant = derivativeVariant(width);
+    const stored = await blobStore.findVariant(source, variant);
+    if (stored) return stored;
+    const flightKey = `${source}/${variant}`;
+    let flight = inFlight.get(flightKey);
+    if (!flight) {
+      flight = render(source, width, variant).finally(() => inFlight.delete(flightKey));
+      inFlight.set(flightKey, flight);
+    }
+    return flight;
+  };
+
+  return {
+    derivative,
+    async pregenerate(source) {
+      for (const width of IMAGE_WIDTHS) await derivative(source, width);
+    },
+    get renders() {
+      return renders;
+    },
+  };
+}
+
+/** A counting semaphore: at most `size` holders, the rest served in arrival order. */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = Math.max(1, size);
+  }
+
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}

@@ -74,3 +74,17 @@ export class BlobCorrupted extends Error {
     super(`stored bytes of blob ${sha256} do not match their checksum`);
   }
 }
+
+/**
+ * What both adapters can do besides the port: name the variant links recorded from one blob. The garbage
+ * collector needs it to keep the variants of blobs still in use (no event names a derived width).
+ */
+export interface VariantListing {
+  listVariants(source: string): Promise<VariantLink[]>;
+}
+
+export interface VariantLink {
+  variant: string;
+  /** The SHA-256 of the derived blob (which may since have been deleted). */
+  derived: string;
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDirSync } from '../dataDir.js';
 import { IncomingBytes, assertSha256, assertVariantName, isSha256, rangeWithin, verified } from './blobStreams.js';
-import type { BlobInfo, BlobStore, ByteRange, PutOptions } from './blobStore.js';
+import type { BlobInfo, BlobStore, ByteRange, PutOptions, VariantLink, VariantListing } from './blobStore.js';
 
 /*
  * Embedded blob store: files under `<dataDir>/blobs/`.
@@ -41,11 +41,11 @@ export interface EmbeddedBlobStoreOptions {
   dataDir: string;
 }
 
-export function createEmbeddedBlobStore(options: EmbeddedBlobStoreOptions): BlobStore {
+export function createEmbeddedBlobStore(options: EmbeddedBlobStoreOptions): BlobStore & VariantListing {
   return new EmbeddedBlobStore(join(options.dataDir, 'blobs'));
 }
 
-class EmbeddedBlobStore implements BlobStore {
+class EmbeddedBlobStore implements BlobStore, VariantListing {
   private readonly tmpDir: string;
   private readonly variantsDir: string;
   private closed = false;
@@ -153,6 +153,22 @@ class EmbeddedBlobStore implements BlobStore {
       throw error;
     }
     return this.stat(derived);
+  }
+
+  async listVariants(source: string): Promise<VariantLink[]> {
+    this.assertOpen();
+    if (!isSha256(source)) return [];
+    const dir = this.variantDir(source);
+    const links: VariantLink[] = [];
+    for (const variant of await readdirIfThere(dir)) {
+      try {
+        links.push({ variant, derived: await readFile(join(dir, variant), 'utf8') });
+      } catch (error) {
+        // Unlinked by a delete of the source meanwhile.
+        if (!isNotFound(error)) throw error;
+      }
+    }
+    return links;
   }
 
   async *list(): AsyncIterable<BlobInfo> {

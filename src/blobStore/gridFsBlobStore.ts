@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { GridFSBucket, MongoClient, MongoServerError, type Collection, type GridFSBucketWriteStream, type GridFSFile } from 'mongodb';
 import { IncomingBytes, assertSha256, assertVariantName, isSha256, rangeWithin, verified } from './blobStreams.js';
-import type { BlobInfo, BlobStore, ByteRange, PutOptions } from './blobStore.js';
+import type { BlobInfo, BlobStore, ByteRange, PutOptions, VariantLink, VariantListing } from './blobStore.js';
 
 /*
  * MongoDB GridFS blob store: bucket `blobs` (collections `blobs.files` and `blobs.chunks`), so that replicas
@@ -39,11 +39,11 @@ export interface GridFsBlobStoreOptions {
   dbName?: string;
 }
 
-export function createGridFsBlobStore(options: GridFsBlobStoreOptions): BlobStore {
+export function createGridFsBlobStore(options: GridFsBlobStoreOptions): BlobStore & VariantListing {
   return new GridFsBlobStore(new MongoClient(options.url), options.dbName);
 }
 
-class GridFsBlobStore implements BlobStore {
+class GridFsBlobStore implements BlobStore, VariantListing {
   private readonly bucket: GridFSBucket;
   private readonly files: Collection<GridFSFile>;
   private readonly chunks: Collection;
@@ -121,6 +121,12 @@ class GridFsBlobStore implements BlobStore {
     assertVariantName(variant);
     const link = await this.variants.findOne({ _id: `${source}/${variant}` });
     return link && this.stat(link.derived);
+  }
+
+  async listVariants(source: string): Promise<VariantLink[]> {
+    if (!isSha256(source)) return [];
+    const links = await this.variants.find({ source }, { projection: { _id: 0, variant: 1, derived: 1 } }).toArray();
+    return links.map(({ variant, derived }) => ({ variant, derived }));
   }
 
   async *list(): AsyncIterable<BlobInfo> {

@@ -3,11 +3,11 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BlobCorrupted, BlobTooLarge, type BlobInfo, type BlobStore } from '../../src/blobStore/blobStore.js';
+import { BlobCorrupted, BlobTooLarge, type BlobInfo, type BlobStore, type VariantListing } from '../../src/blobStore/blobStore.js';
 
 export interface BlobStoreUnderTest {
   /** A store of its own: empty, and seen by no other test. */
-  store: BlobStore;
+  store: BlobStore & VariantListing;
   /** Changes one stored byte of the blob behind the adapter's back (its size stays the same). */
   corrupt?: (sha256: string) => Promise<void>;
 }
@@ -292,6 +292,21 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStoreUnd
         expect(await store.findVariant(source.sha256, WIDTH_800)).toEqual(other);
       });
 
+      it('when variants are linked, then listVariants names each of a source, and nothing of another blob', async () => {
+        const { store } = await fresh();
+        const { source, derived } = await aSourceAndDerived(store, 25);
+        await store.linkVariant(source.sha256, WIDTH_800, derived.sha256);
+        await store.linkVariant(source.sha256, WIDTH_400, source.sha256);
+        const byName = (left: { variant: string }, right: { variant: string }) => left.variant.localeCompare(right.variant);
+
+        expect((await store.listVariants(source.sha256)).sort(byName)).toEqual([
+          { variant: WIDTH_400, derived: source.sha256 },
+          { variant: WIDTH_800, derived: derived.sha256 },
+        ]);
+        expect(await store.listVariants(derived.sha256)).toEqual([]);
+        expect(await store.listVariants('../etc')).toEqual([]);
+      });
+
       it('when the derived blob is deleted, then the variant is no longer found', async () => {
         const { store } = await fresh();
         const { source, derived } = await aSourceAndDerived(store, 22);
@@ -313,6 +328,7 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStoreUnd
 
         expect(await store.findVariant(source.sha256, WIDTH_800)).toBeNull();
         expect(await store.findVariant(source.sha256, WIDTH_400)).toBeNull();
+        expect(await store.listVariants(source.sha256)).toEqual([]);
         expect(await store.stat(derived.sha256)).toEqual(derived);
       });
 

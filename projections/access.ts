@@ -1,6 +1,7 @@
 import type { DetailField, Entitlement, KeyEnvironment, Scope } from '../src/access/accessContext.js';
 import type { ApiKeyEvent, ApiKeyStatus } from '../src/access/apiKey.js';
 import {
+  ACCOUNT_TOKEN_PATTERN,
   nextAccessMode,
   noClientControls,
   type AccessMode,
@@ -14,6 +15,7 @@ import type { PlanEvent } from '../src/access/plan.js';
 import { DEFAULT_PLAN_LIMITS, type PlanLimits } from '../src/limits/planLimits.js';
 import type { Subscription, SubscriptionEvent } from '../src/access/subscription.js';
 import { assertNever } from '../src/domain/decider.js';
+import type { ReadStore } from '../src/readStore/readStore.js';
 import {
   alreadyApplied,
   everyEventType,
@@ -55,6 +57,8 @@ interface ClientOwnFields {
   restriction: CatalogueRestriction;
   /** Evaluation Mode (rule 9) with its frozen sample, or commercial. */
   access_mode: AccessMode;
+  /** Names the account-specific image addresses; null = none. Unique among clients (the write side reserves it). */
+  account_token: string | null;
   /** null = no subscription recorded: access is governed by the client's and plan's status alone. */
   subscription: Omit<Subscription, 'client_id'> | null;
   /** The client's own lists, which replace the plan's; null = the plan's. */
@@ -172,6 +176,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         subscription: null,
         restriction: null,
         access_mode: { mode: 'commercial' },
+        account_token: null,
         scope_overrides: scopes,
         entitlement_overrides: entitlements,
         limit_overrides: event.data.limits ?? null,
@@ -211,6 +216,10 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
     case 'CommercialAccessActivated':
       if (!current) return;
       client = { ...current, access_mode: nextAccessMode(current.access_mode, event), updated_at: event.data.at };
+      break;
+    case 'ClientAccountTokenSet':
+      if (!current) return;
+      client = { ...current, account_token: event.data.account_token, updated_at: event.data.at };
       break;
     default:
       return assertNever(event);
@@ -272,16 +281,28 @@ async function applyApiKeyEvent(event: Recorded<ApiKeyEvent>, ctx: ProjectionCon
 }
 
 /**
+ * Whether some client has this account token: the account-specific image addresses
+ * (`/media/c/{account_token}/...`) of an unknown token are 404. Whatever the client's status: an address
+ * stored in a page keeps working as long as the token stays on the account.
+ */
+export async function accountTokenExists(readStore: ReadStore, token: string): Promise<boolean> {
+  if (!ACCOUNT_TOKEN_PATTERN.test(token)) return false;
+  return (await readStore.findOne<AccessClientDoc>(ACCESS_CLIENTS, { account_token: token })) !== null;
+}
+
+/**
  * Who may call /v1 and with what: plans, clients with their effective grants, and keys by hash. Read by
  * lookupAccess on every request (a key and its client: two `get`s) and by the admin key listing.
  */
 export const accessProjection: Projection<AccessEvent> = {
   name: 'access',
-  version: 2,
+  // 3: clients carry account_token.
+  version: 3,
   collections: [ACCESS_PLANS, ACCESS_CLIENTS, ACCESS_KEYS],
   indexes: {
     [ACCESS_PLANS]: [{ keys: [['key', 1]], unique: true }],
-    [ACCESS_CLIENTS]: [{ keys: [['plan_id', 1]] }],
+    // Not unique: every client without a token has null. The write side keeps tokens unique.
+    [ACCESS_CLIENTS]: [{ keys: [['plan_id', 1]] }, { keys: [['account_token', 1]] }],
     [ACCESS_KEYS]: [
       { keys: [['id', 1]], unique: true },
       {
@@ -303,6 +324,7 @@ export const accessProjection: Projection<AccessEvent> = {
     EvaluationStarted: true,
     EvaluationPaused: true,
     CommercialAccessActivated: true,
+    ClientAccountTokenSet: true,
     ApiKeyIssued: true,
     ApiKeyRevoked: true,
     ApiKeyDeactivated: true,
@@ -323,6 +345,7 @@ export const accessProjection: Projection<AccessEvent> = {
       case 'EvaluationStarted':
       case 'EvaluationPaused':
       case 'CommercialAccessActivated':
+      case 'ClientAccountTokenSet':
         return applyClientEvent(event, ctx);
       case 'ApiKeyIssued':
       case 'ApiKeyRevoked':

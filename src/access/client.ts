@@ -53,6 +53,13 @@ export type CatalogueRestriction = { states: Array<{ state_id: number; community
  */
 export type AccessMode = { mode: 'commercial' } | { mode: 'evaluation'; sample_project_ids: number[]; started_at: string; paused: boolean };
 
+/**
+ * The account-specific image addresses `{base}/media/c/{account_token}/...` (spec: Image addresses) exist for
+ * a client with a token: letters, digits, `_` and `-`, so it needs no escaping in a path. Unique across
+ * clients (reserved like a slug), so a token names one account.
+ */
+export const ACCOUNT_TOKEN_PATTERN = /^[A-Za-z0-9_-]{4,64}$/;
+
 export const COMMERCIAL_ACTIVATION_REASONS = ['payment', 'staff_authorisation'] as const;
 export type CommercialActivationReason = (typeof COMMERCIAL_ACTIVATION_REASONS)[number];
 
@@ -72,7 +79,8 @@ export type ClientEvent =
   | DomainEvent<'ClientRestrictionSet', { client_id: number; restriction: CatalogueRestriction; at: string }>
   | DomainEvent<'EvaluationStarted', { client_id: number; sample_project_ids: number[]; at: string }>
   | DomainEvent<'EvaluationPaused', { client_id: number; at: string }>
-  | DomainEvent<'CommercialAccessActivated', { client_id: number; reason: CommercialActivationReason; at: string }>;
+  | DomainEvent<'CommercialAccessActivated', { client_id: number; reason: CommercialActivationReason; at: string }>
+  | DomainEvent<'ClientAccountTokenSet', { client_id: number; account_token: string | null; at: string }>;
 
 /**
  * An API consumer (an agency, a portal). The aggregate's state is null before ClientRegistered. Only an
@@ -83,6 +91,8 @@ export type Client = ClientFields & {
   controls: ClientControls;
   restriction: CatalogueRestriction;
   access_mode: AccessMode;
+  /** null = no account-specific image addresses. */
+  account_token: string | null;
 };
 
 export const clientStream = (id: number): string => `client-${id}`;
@@ -101,6 +111,7 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
         controls: noClientControls(),
         restriction: null,
         access_mode: { mode: 'commercial' },
+        account_token: null,
       };
     }
     case 'ClientRevised':
@@ -115,6 +126,8 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
     case 'EvaluationPaused':
     case 'CommercialAccessActivated':
       return client && { ...client, access_mode: nextAccessMode(client.access_mode, event) };
+    case 'ClientAccountTokenSet':
+      return client && { ...client, account_token: event.data.account_token };
     default:
       return assertNever(event);
   }
@@ -142,4 +155,6 @@ export const clientAggregate: Aggregate<Client | null, ClientEvent> = {
   streamName: clientStream,
   initialState: () => null,
   evolve: evolveClient,
+  // The command handler reserves a new token before appending and releases the one it replaces or removes.
+  slug: { resourceType: 'accountToken', of: (client) => client?.account_token ?? undefined, field: 'body.account_token' },
 };

@@ -212,8 +212,9 @@ async function execute<State, Event extends DomainEvent>(
       throw error;
     }
 
-    if (newSlug && slugBefore !== undefined) {
-      await releaseSlug(deps.eventStore, { resourceType: newSlug.resourceType, slug: slugBefore, resourceId: id });
+    // A slug replaced, or removed (a client's account token set to null), is free for others again.
+    if (aggregate.slug && slugBefore !== undefined && slugAfter !== slugBefore) {
+      await releaseSlug(deps.eventStore, { resourceType: aggregate.slug.resourceType, slug: slugBefore, resourceId: id });
     }
     return { id, revision, state, events };
   }

@@ -100,6 +100,7 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
       plan: 'basic',
       plan_id: 1,
       status: 'active',
+      account_token: null,
       controls: {
         request_signing: false,
         environments: { live: { domain: null, ip_allow: [], ip_deny: [] }, test: { domain: null, ip_allow: [], ip_deny: [] } },

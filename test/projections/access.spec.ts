@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCESS_CLIENTS, ACCESS_KEYS, ACCESS_PLANS, accessProjection } from '../../projections/access.js';
+import { ACCESS_CLIENTS, ACCESS_KEYS, ACCESS_PLANS, accessProjection, accountTokenExists } from '../../projections/access.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import {
   apiKeyEvent,
@@ -105,6 +105,31 @@ describe('access read model', () => {
       entitlement_overrides: null,
       updated_at: minute(4),
     });
+  });
+
+  it('when account tokens are set, replaced and removed, then only the current ones exist, applied twice or once', async () => {
+    const tokenSet = (client_id: number, account_token: string | null, at: string) =>
+      clientEvent({ type: 'ClientAccountTokenSet', data: { client_id, account_token, at } });
+    const events = [
+      tokenSet(1, 'marina-homes', minute(2)),
+      tokenSet(2, 'client-two', minute(2)),
+      tokenSet(1, 'marina-homes-2', minute(3)),
+      tokenSet(2, null, minute(4)),
+    ];
+    const once = await projected(events);
+    const twice = createEmbeddedReadStore();
+    const log = await recorded([...accessCatalogue(), ...events]);
+    await projectInBatches(twice, accessProjection, [...log, ...log.slice(-4)], 2);
+    for (const readStore of [once, twice]) {
+      expect(await accountTokenExists(readStore, 'marina-homes-2')).toBe(true);
+      expect(await accountTokenExists(readStore, 'marina-homes')).toBe(false);
+      expect(await accountTokenExists(readStore, 'client-two')).toBe(false);
+      expect(await accountTokenExists(readStore, 'not a token')).toBe(false);
+      expect(await readStore.get(ACCESS_CLIENTS, 1)).toMatchObject({ account_token: 'marina-homes-2', updated_at: minute(3) });
+      expect(await readStore.get(ACCESS_CLIENTS, 2)).toMatchObject({ account_token: null, updated_at: minute(4) });
+      expect(await readStore.get(ACCESS_CLIENTS, 3)).toMatchObject({ account_token: null });
+    }
+    expect(await twice.get(ACCESS_CLIENTS, 1)).toEqual(await once.get(ACCESS_CLIENTS, 1));
   });
 
   it('when a key is revoked, then its document says so and when', async () => {

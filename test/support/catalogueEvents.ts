@@ -567,6 +567,9 @@ export function catalogueHistory(options: { projects: number; seed?: number; edi
       clientEvent({ type: 'EvaluationStarted', data: { client_id: 2, sample_project_ids: [1, 2, 3], at } }),
       clientEvent({ type: 'EvaluationPaused', data: { client_id: 2, at } }),
       clientEvent({ type: 'CommercialAccessActivated', data: { client_id: 2, reason: 'payment', at } }),
+      clientEvent({ type: 'ClientAccountTokenSet', data: { client_id: 1, account_token: 'marina-homes', at } }),
+      clientEvent({ type: 'ClientAccountTokenSet', data: { client_id: 2, account_token: 'client-two', at } }),
+      clientEvent({ type: 'ClientAccountTokenSet', data: { client_id: 2, account_token: null, at } }),
       apiKeyIssued(10_000, 1, 'live', at),
       apiKeyEvent({ type: 'ApiKeyRotated', data: { api_key_id: 1, client_id: 1, successor_key_id: 10_000, rotation_ends_at: at, at } }),
     );

@@ -8,6 +8,7 @@ import * as revokeApiKey from '../../../commands/apiKeys/revokeApiKey.js';
 import * as registerClient from '../../../commands/clients/registerClient.js';
 import * as changeClientStatus from '../../../commands/clients/changeClientStatus.js';
 import * as reviseClient from '../../../commands/clients/reviseClient.js';
+import * as setClientAccountToken from '../../../commands/clients/setClientAccountToken.js';
 import * as setClientControls from '../../../commands/clients/setClientControls.js';
 import * as activateCommercialAccess from '../../../commands/clients/activateCommercialAccess.js';
 import * as pauseEvaluation from '../../../commands/clients/pauseEvaluation.js';
@@ -27,7 +28,8 @@ import { planAggregate, planKeySchema, type Plan } from '../../access/plan.js';
 import { SUBSCRIPTION_STATUSES, subscriptionAggregate, type Subscription } from '../../access/subscription.js';
 import { loadAggregate, type LoadedAggregate } from '../../domain/commandHandler.js';
 import { createWithSlice, putWithSlice, updateWithSlice } from '../../domain/commandSlice.js';
-import { NotFound } from '../../domain/errors.js';
+import { ApiError, NotFound } from '../../domain/errors.js';
+import { SlugTaken } from '../../domain/slugReservations.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { accessFactsReader } from '../accessFacts.js';
@@ -95,6 +97,10 @@ const clientResponseSchema = z
         }),
       ])
       .meta({ description: 'Evaluation Mode with its frozen project sample, or commercial.' }),
+    account_token: z
+      .string()
+      .nullable()
+      .meta({ description: 'Names its account-specific image addresses {base_url}/media/c/{account_token}/...; null = none.' }),
     scopes: scopesSchema.nullable().meta({ description: "The client's own scopes, which replace the plan's; null = the plan's." }),
     entitlements: entitlementsSchema
       .nullable()
@@ -376,6 +382,68 @@ const activateCommercialAccessRoute = clientCommand({
   slice: activateCommercialAccess,
 });
 
+/** 409: another client holds the token (tokens are reserved per client, like slugs). */
+class AccountTokenTaken extends ApiError {
+  constructor(token: string) {
+    super(409, 'ACCOUNT_TOKEN_TAKEN', `The account token '${token}' belongs to another client.`, {
+      fields: { 'body.account_token': 'already in use' },
+    });
+  }
+}
+
+/** Sets the token the route chooses (given, generated or null) and answers the client. */
+function accountTokenRoute<Body extends z.ZodType>(options: {
+  method: 'put' | 'post';
+  operationId: string;
+  summary: string;
+  body?: Body;
+  token(body: z.infer<Body>): string | null;
+}): AdminRoute<typeof clientParams, Body> {
+  return {
+    method: options.method,
+    path: '/clients/:clientId/account-token',
+    operationId: options.operationId,
+    summary: options.summary,
+    tag: CLIENTS,
+    params: clientParams,
+    ...(options.body ? { body: options.body } : {}),
+    successStatus: 200,
+    response: clientResponseSchema,
+    async handle({ params, body, expectedRevision, actor }, deps) {
+      const token = options.token(body);
+      try {
+        const result = await updateWithSlice(deps, accessFactsReader(deps), {
+          aggregate: clientAggregate,
+          id: params.clientId,
+          ...(expectedRevision === undefined ? {} : { expectedRevision }),
+          actor,
+          command: { account_token: token },
+          slice: setClientAccountToken,
+        });
+        return await clientRepresentation(deps.eventStore, result.id, result);
+      } catch (error) {
+        throw error instanceof SlugTaken && token !== null ? new AccountTokenTaken(token) : error;
+      }
+    },
+  };
+}
+
+const setClientAccountTokenRoute = accountTokenRoute({
+  method: 'put',
+  operationId: 'setClientAccountToken',
+  summary:
+    "Set the client's account token (e.g. one its pages already use), or remove it with null: its /media/c/{account_token}/... addresses then answer 404",
+  body: setClientAccountToken.setClientAccountTokenSchema,
+  token: (body) => body.account_token,
+});
+
+const generateClientAccountTokenRoute = accountTokenRoute({
+  method: 'post',
+  operationId: 'generateClientAccountToken',
+  summary: 'Give the client a new random account token (22 URL-safe characters), replacing any it had',
+  token: () => setClientAccountToken.generateAccountToken(),
+});
+
 /** The key leaves the service once, in this response. If-Match names the client's revision (see issueApiKey). */
 const issueApiKeyRoute: AdminRoute<typeof clientParams, typeof issueApiKeySchema> = {
   method: 'post',
@@ -558,6 +626,8 @@ export const accessRoutes: AdminRoute[] = [
   startEvaluationRoute,
   pauseEvaluationRoute,
   activateCommercialAccessRoute,
+  setClientAccountTokenRoute,
+  generateClientAccountTokenRoute,
   issueApiKeyRoute,
   listApiKeysRoute,
   revokeApiKeyRoute,

@@ -3,6 +3,7 @@ import { ACCESS_REFUSALS, type AccessRefusalCode } from '../src/access/accessRef
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { stringify } from 'yaml';
 import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
+import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
 import type { QueryRoute } from './queryRoute.js';
 
@@ -232,7 +233,7 @@ function operationOf(route: QueryRoute): ZodOpenApiOperationObject {
 
 const DESCRIPTION = `Read API of the commercial property catalogue: projects with their developers, states, communities and sub-communities, and each project's related collections.
 
-- Authentication: \`Authorization: Bearer <API key>\`; \`svc_live_\` keys are production, \`svc_test_\` keys sandbox. A key in the query string is refused (400 API_KEY_IN_QUERY) and never used. Only /health and /openapi.yaml need no key.
+- Authentication: \`Authorization: Bearer <API key>\`; \`svc_live_\` keys are production, \`svc_test_\` keys sandbox. A key in the query string is refused (400 API_KEY_IN_QUERY) and never used. Only /health, /openapi.yaml, image addresses (/media/...) and signed document links (/documents/...) need no key.
 - Success body \`{ data, meta }\` with \`meta.request_id\` and \`meta.generated_at\`; lists add \`meta.pagination\` = \`{ page, per_page, total, total_pages }\`. Error body \`{ error: { code, message, details }, meta }\`. Every response carries X-Request-Id.
 - Pagination: \`page\` defaults to 1, \`per_page\` to 20 (maximum 100). \`per_page\` over 100, more than 100 \`ids\`, duplicate ids, an unknown parameter, a bad type or enum value answer 422 VALIDATION_FAILED naming each parameter in \`details.fields\`; nothing is silently ignored or clamped.
 - \`{id-or-slug}\` accepts a numeric id or a slug (slugs always contain a letter).
@@ -246,7 +247,7 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Request signing (enterprise clients that have it enabled; other clients' signing headers are ignored): send \`X-API-Timestamp\` (Unix seconds), \`X-API-Nonce\` (16 to 128 printable ASCII characters without spaces, single-use) and \`X-API-Signature: v1=<hex>\`, the HMAC-SHA256, keyed with the API key, of five lines joined by \`\\n\`: the timestamp and nonce as sent, the uppercase method, the request target exactly as sent (path and query, with /v1, no decoding or reordering) and the SHA-256 hex of the body (of the empty string for GET and HEAD, the only methods /v1 serves). The timestamp window is 300 seconds either side of the server time by default (the edge included; SIGNATURE_EXPIRED's \`details.window_seconds\` gives the one in force). Checked in this order, each failing with 401: all three headers present (SIGNATURE_REQUIRED), well formed (SIGNATURE_INVALID), timestamp within the window (SIGNATURE_EXPIRED), signature matching (SIGNATURE_INVALID), nonce not used by the client within twice the window (NONCE_REUSED). A request whose signature does not match does not use up its nonce. Signing is checked after the 403 refusals and the domain and IP controls above.
 - Scopes and entitlements: a missing scope answers 403 INSUFFICIENT_SCOPE (\`details.missing_scopes\`), a missing plan entitlement 403 ENTITLEMENT_REQUIRED (\`details.missing_entitlements\`).
 - Conditional requests: every successful GET carries a strong ETag over its payload; If-None-Match (strong or weak validators, lists, \`*\`; weak comparison per RFC 9110) answers 304 with an empty body.
-- Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire.
+- Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire: an altered link (path, expiry, signature, parameters) answers 403 LINK_INVALID, a genuine one past its expiry 403 LINK_EXPIRED (ask the API again for a new link; a link cannot be extended), and a file that cannot be located 404 DOCUMENT_UNAVAILABLE (VIDEO_NOT_AVAILABLE for a video).
 - Within v1 fields and endpoints may be added; clients must ignore unknown JSON fields.`;
 
 /** The OpenAPI 3.1 document of /v1, generated from the same route table and zod schemas the router uses. */
@@ -283,12 +284,13 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
     },
   };
   for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = operationOf(route);
+  Object.assign(paths, documentFilesPaths);
   return createDocument({
     openapi: '3.1.0',
     info: { title: 'Commercial Property Catalogue API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: '/v1', description: '{base_url}' }],
     security: [{ apiKey: [] }],
-    tags: [...new Set(['Service', ...routes.map((route) => route.tag)])].map((name) => ({ name })),
+    tags: [...new Set(['Service', ...routes.map((route) => route.tag), 'Documents'])].map((name) => ({ name })),
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } },
     },

@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { documentFilesPaths } from '../../queries/documentFiles.js';
 import { queryRoutes } from '../../queries/index.js';
 import { request, type Answer } from '../support/http.js';
 import { imageRef, minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
@@ -113,10 +114,13 @@ describe('GET /v1/openapi.yaml', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('when compared with the query routes, then it documents exactly the paths served (plus /health and itself)', () => {
-    const served = ['/health', '/openapi.yaml', ...queryRoutes.map((route) => route.path.replace(/:(\w+)/g, '{$1}'))];
+  it('when compared with the query routes, then it documents exactly the paths served (plus /health, itself and the signed links)', () => {
+    const documents = Object.keys(documentFilesPaths);
+    const served = ['/health', '/openapi.yaml', ...documents, ...queryRoutes.map((route) => route.path.replace(/:(\w+)/g, '{$1}'))];
     expect(Object.keys(document.paths).sort()).toEqual([...new Set(served)].sort());
-    for (const item of Object.values(document.paths) as any[]) expect(Object.keys(item)).toEqual(['get']);
+    for (const [path, item] of Object.entries(document.paths) as Array<[string, any]>) {
+      expect(Object.keys(item), path).toEqual(documents.includes(path) ? ['get', 'head'] : ['get']);
+    }
   });
 
   it('when every operation is called, then its real 200 response validates against the document', async () => {

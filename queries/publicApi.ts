@@ -1,14 +1,24 @@
 import type { PublicApi } from '../src/http/app.js';
 import { healthRouter, type HealthDeps } from './health.js';
 import { queryRoutes } from './index.js';
+import { accountTokenExists } from '../projections/access.js';
+import { createMediaFilesRouter, type MediaFilesDeps } from './mediaFiles.js';
 import { apiOpenApiYaml } from './openApi.js';
 import { createQueryRouter, type QueryDeps } from './queryRoute.js';
 
 /** The read side of `/v1` as src/http/app.ts mounts it: the health check, the contract, every query route. */
-export function createPublicApi(deps: HealthDeps & QueryDeps): PublicApi {
-  const { readStore, linkSigner, clock, limits, publicBaseUrl } = deps;
+export function createPublicApi(
+  deps: HealthDeps & QueryDeps & Pick<MediaFilesDeps, 'blobs' | 'derivatives'> & Partial<Pick<MediaFilesDeps, 'accountTokenExists'>>,
+): PublicApi {
+  const { readStore, linkSigner, clock, limits, publicBaseUrl, blobs, derivatives } = deps;
   return {
     health: healthRouter(deps),
+    media: createMediaFilesRouter({
+      readStore,
+      blobs,
+      derivatives,
+      accountTokenExists: deps.accountTokenExists ?? ((token) => accountTokenExists(readStore, token)),
+    }),
     openApiYaml: () => apiOpenApiYaml(queryRoutes),
     queries: createQueryRouter(queryRoutes, { readStore, linkSigner, clock, limits, ...(publicBaseUrl ? { publicBaseUrl } : {}) }),
   };

@@ -5,6 +5,8 @@ import { allProjections } from '../projections/index.js';
 import { createPublicApi } from '../queries/publicApi.js';
 import { startProjector, type Projector } from './projectionEngine/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
+import type { BlobStore } from './blobStore/blobStore.js';
+import { createBlobStore } from './blobStore/createBlobStore.js';
 import { createLimits } from './limits/createLimits.js';
 import { createUsageLedger, withUsageLedger } from './limits/usageLedger.js';
 import { createNonceStore } from './access/nonceStore.js';
@@ -21,6 +23,7 @@ import { createHttpServer } from './http/httpServer.js';
 import { ensureSecretFile } from './http/secretFile.js';
 import { createLinkSigner } from './http/signedLinks.js';
 import type { Logger } from './logger.js';
+import { createImageDerivatives, type ImageDerivatives } from './media/imageDerivatives.js';
 import { createReadStore } from './readStore/createReadStore.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { seedDemoCatalogue } from './seed/demoCatalogue.js';
@@ -58,6 +61,8 @@ export interface StartServiceOptions {
   roles?: ReadonlySet<Role>;
   /** Stores to use instead of the ones the config selects (tests pass in-memory ones). Closed by stop(). */
   stores?: ServiceStores;
+  /** A blob store to use instead of the one the config selects (tests pass one in a temporary folder). Closed by stop(). */
+  blobStore?: BlobStore;
   clock?: () => Date;
 }
 
@@ -69,6 +74,9 @@ export interface RunningService extends ServiceStores {
   url: string | null;
   /** The admin token the API accepts; null without the api role. */
   adminToken: string | null;
+  blobStore: BlobStore;
+  /** The image widths this process renders (its render count is observable). */
+  imageDerivatives: ImageDerivatives;
   /** shutdown() without its outcome. */
   stop(): Promise<void>;
   /**
@@ -134,6 +142,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       () => stores.eventStore.close(),
       () => stores.readStore.close(),
     );
+    const blobStore =
+      options.blobStore ?? createBlobStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
+    cleanups.push(() => blobStore.close());
+    const imageDerivatives = createImageDerivatives(blobStore);
     // Before the (possibly long) first-start seed, so an unusable token file fails the start at once.
     const adminToken = roles.has('api') ? await adminTokenFor(config, logger) : null;
 
@@ -189,6 +201,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         clock,
         limits,
         ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+        blobs: blobStore,
+        derivatives: imageDerivatives,
       });
       const app = createApp({
         ...stores,
@@ -229,6 +243,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       server,
       url,
       adminToken,
+      blobStore,
+      imageDerivatives,
       shutdown,
       stop: async () => {
         await shutdown();

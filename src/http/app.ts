@@ -26,6 +26,8 @@ import { answeredNotModified } from './responses.js';
 export interface PublicApi {
   /** Mounted before authentication: the health check. */
   health: Router;
+  /** Mounted before authentication: the image addresses, public and not metered. */
+  media: Router;
   /** /v1/openapi.yaml, rendered on first request. */
   openApiYaml: () => string;
   /** Mounted behind authentication: every query route. */
@@ -83,6 +85,7 @@ function requestChecks(deps: AppDeps): RequestCheck[] {
 function apiRouter(deps: AppDeps): Router {
   const router = Router();
   router.use(deps.publicApi.health);
+  router.use(deps.publicApi.media);
   router.get('/openapi.yaml', staticDocument('application/yaml', deps.publicApi.openApiYaml));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));

@@ -18,6 +18,7 @@ const WARN = 40;
 /** Every file the embedded service writes in DATA_DIR on a first start with the demo seed. */
 const FILES_OF_A_FIRST_START = [
   'admin-token',
+  'blobs',
   'demo-api-keys',
   'events.sqlite',
   'events.sqlite-shm',
@@ -27,6 +28,8 @@ const FILES_OF_A_FIRST_START = [
   'readmodels.sqlite-shm',
   'readmodels.sqlite-wal',
 ];
+/** Folders are owner-only too, and keep their search permission. */
+const privateModeOf = (name: string): string => (name === '.' || name === 'blobs' ? '700' : '600');
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -88,7 +91,7 @@ describe('DATA_DIR modes', () => {
 
     const modes = await modesUnder(dataDir);
     expect(Object.keys(modes).sort()).toEqual(['.', ...FILES_OF_A_FIRST_START]);
-    expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((name) => [name, name === '.' ? '700' : '600'])));
+    expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((name) => [name, privateModeOf(name)])));
     expect(dataDirWarnings(logLines)).toEqual([]);
   });
 
@@ -104,14 +107,14 @@ describe('DATA_DIR modes', () => {
     const { logLines } = await startOn(dataDir);
 
     const modes = await modesUnder(dataDir);
-    expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((name) => [name, name === '.' ? '700' : '600'])));
+    expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((name) => [name, privateModeOf(name)])));
     const warnings = dataDirWarnings(logLines);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.dataDir).toBe(dataDir);
     expect(warnings[0]!.changed).toEqual(
       expect.arrayContaining([
         { path: dataDir, from: '0755', to: '0700' },
-        ...leftBehind.map((name) => ({ path: join(dataDir, name), from: '0644', to: '0600' })),
+        ...leftBehind.map((name) => ({ path: join(dataDir, name), from: '0644', to: `0${privateModeOf(name)}` })),
       ]),
     );
     expect(warnings[0]!.changed).toHaveLength(leftBehind.length + 1);

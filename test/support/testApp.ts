@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BlobStore } from '../../src/blobStore/blobStore.js';
+import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { loadConfig } from '../../src/config.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
@@ -6,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { startService } from '../../src/service.js';
+import type { ImageDerivatives } from '../../src/media/imageDerivatives.js';
 import type { Projector } from '../../src/projectionEngine/runtime.js';
 import type { DestinationStream } from 'pino';
 
@@ -17,6 +22,9 @@ export interface TestApp {
   adminToken: string;
   eventStore: EventStore;
   readStore: ReadStore;
+  /** Embedded, in `dataDir` or a temporary folder removed on close. */
+  blobStore: BlobStore;
+  imageDerivatives: ImageDerivatives;
   projector: Projector;
   close(): Promise<void>;
 }
@@ -30,7 +38,7 @@ export interface TestAppOptions {
   clock?: () => Date;
   /** Where the service's pino lines go (JSON, one per write) instead of stdout; set `LOG_LEVEL` in `env` to see any. */
   logDestination?: DestinationStream;
-  /** Keep the event store and read store in files there, so a later app on the same directory is a restart. */
+  /** Keep the event store, read store and blobs in files there, so a later app on the same directory is a restart. */
   dataDir?: string;
 }
 
@@ -47,6 +55,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.env,
   });
+  const blobDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'test-app-blobs-'));
+  const removeBlobDir = () => {
+    if (!options.dataDir) rmSync(blobDir, { recursive: true, force: true });
+  };
   const service = await startService({
     config,
     logger: createLogger({ level: config.logLevel, pretty: false, destination: options.logDestination }),
@@ -54,7 +66,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       eventStore: createSqliteEventStore({ file: options.dataDir ? join(options.dataDir, 'events.sqlite') : ':memory:' }),
       readStore: createEmbeddedReadStore(options.dataDir ? { file: join(options.dataDir, 'read-models.sqlite') } : {}),
     },
+    blobStore: createEmbeddedBlobStore({ dataDir: blobDir }),
     ...(options.clock ? { clock: options.clock } : {}),
+  }).catch((error: unknown) => {
+    removeBlobDir();
+    throw error;
   });
   if (!service.url || !service.adminToken || !service.projector) throw new Error('The test app runs the api and projector roles.');
   return {
@@ -62,7 +78,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     adminToken: service.adminToken,
     eventStore: service.eventStore,
     readStore: service.readStore,
+    blobStore: service.blobStore,
+    imageDerivatives: service.imageDerivatives,
     projector: service.projector,
-    close: () => service.stop(),
+    close: async () => {
+      await service.stop();
+      removeBlobDir();
+    },
   };
 }

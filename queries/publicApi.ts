@@ -2,6 +2,7 @@ import type { PublicApi } from '../src/http/app.js';
 import { healthRouter, type HealthDeps } from './health.js';
 import { queryRoutes } from './index.js';
 import { accountTokenExists } from '../projections/access.js';
+import { documentFilesRouter } from './documentFiles.js';
 import { createMediaFilesRouter, type MediaFilesDeps } from './mediaFiles.js';
 import { apiOpenApiYaml } from './openApi.js';
 import { createQueryRouter, type QueryDeps } from './queryRoute.js';
@@ -19,6 +20,7 @@ export function createPublicApi(
       derivatives,
       accountTokenExists: deps.accountTokenExists ?? ((token) => accountTokenExists(readStore, token)),
     }),
+    documents: documentFilesRouter({ blobs, linkSigner, clock }),
     openApiYaml: () => apiOpenApiYaml(queryRoutes),
     queries: createQueryRouter(queryRoutes, { readStore, linkSigner, clock, limits, ...(publicBaseUrl ? { publicBaseUrl } : {}) }),
   };

@@ -28,6 +28,8 @@ export interface PublicApi {
   health: Router;
   /** Mounted before authentication: the image addresses, public and not metered. */
   media: Router;
+  /** Mounted before authentication: signed document links, whose signature is their whole authorization. */
+  documents: Router;
   /** /v1/openapi.yaml, rendered on first request. */
   openApiYaml: () => string;
   /** Mounted behind authentication: every query route. */
@@ -86,6 +88,7 @@ function apiRouter(deps: AppDeps): Router {
   const router = Router();
   router.use(deps.publicApi.health);
   router.use(deps.publicApi.media);
+  router.use(deps.publicApi.documents);
   router.get('/openapi.yaml', staticDocument('application/yaml', deps.publicApi.openApiYaml));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));

@@ -28,6 +28,7 @@ import { createReadStore } from './readStore/createReadStore.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { seedDemoCatalogue } from './seed/demoCatalogue.js';
 import { seedDemoClient, writeDemoApiKeyFile } from './seed/demoClient.js';
+import { blobStoredFiles } from './uploads/blobStoredFiles.js';
 
 /** What one process runs: the HTTP API, the projections, the background workers; all three by default. */
 export const ROLES = ['api', 'projector', 'worker'] as const;
@@ -151,7 +152,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 
     // Only the process serving the API seeds, so split-role processes sharing one DATA_DIR never seed twice.
     if (roles.has('api') && config.mode === 'embedded' && config.seedDemo && (await stores.eventStore.headPosition()) === null) {
-      await seedOnFirstStart(stores, config, clock, logger);
+      await seedOnFirstStart({ ...stores, blobStore }, config, clock, logger);
     }
 
     let projector: Projector | null = null;
@@ -206,6 +207,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       });
       const app = createApp({
         ...stores,
+        storedFiles: blobStoredFiles(blobStore),
         publicApi,
         nonceStore,
         signatureWindowSeconds: config.signatureWindowSeconds,
@@ -288,14 +290,19 @@ async function linkSigningSecretFor(config: Config, logger: Logger): Promise<str
   return file.secret;
 }
 
-async function seedOnFirstStart(stores: ServiceStores, config: Config, clock: () => Date, logger: Logger): Promise<void> {
+async function seedOnFirstStart(
+  stores: ServiceStores & { blobStore: BlobStore },
+  config: Config,
+  clock: () => Date,
+  logger: Logger,
+): Promise<void> {
   const log = logger.child({ component: 'seed' });
   log.info({ projects: config.seedProjects }, 'empty event store: seeding the demo catalogue (SEED_DEMO=false skips this)');
   const startedAt = performance.now();
   const seeded = await seedDemoCatalogue({ ...stores, clock }, { projects: config.seedProjects, logger: log });
   log.info({ projects: seeded.projects, durationMs: Math.round(performance.now() - startedAt) }, 'demo catalogue seeded');
   // The keys go to a file only the owner can read; the log names the file, never a key.
-  const demoClient = await seedDemoClient({ ...stores, clock });
+  const demoClient = await seedDemoClient({ ...stores, clock, storedFiles: blobStoredFiles(stores.blobStore) });
   const keyFile = await writeDemoApiKeyFile(config.dataDir, demoClient);
   log.info({ clientId: demoClient.clientId, keyFile }, `demo client with a test and a live API key; the keys are in ${keyFile}`);
 }

@@ -3,6 +3,7 @@ import type { Community, CommunityEvent } from '../../src/catalogue/community.js
 import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
 import { throwIfAnyProblem, type CatalogueFacts, type CatalogueLookup } from '../../src/catalogue/catalogueReferences.js';
+import { claimedKeys, fileClaims, storedFileProblems } from '../../src/catalogue/storedFiles.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict } from '../../src/domain/errors.js';
 import { longText, singleLineText } from '../../src/catalogue/text.js';
@@ -20,9 +21,11 @@ export const createCommunitySchema = z
 
 export type CreateCommunity = z.infer<typeof createCommunitySchema>;
 
-/** The state the command moves the community to, if any. */
+const files = (command: CreateCommunity) => fileClaims({ 'body.banner': command.banner });
+
+/** The community's state, and its banner's stored file if any. */
 export function references(command: CreateCommunity): CatalogueLookup {
-  return { states: command.state_id === undefined ? [] : [command.state_id] };
+  return { states: command.state_id === undefined ? [] : [command.state_id], storedFiles: claimedKeys(files(command)) };
 }
 
 /** A state the command names must exist; that is checked before anything else. */
@@ -30,6 +33,7 @@ function requireState(command: CreateCommunity, facts: CatalogueFacts): void {
   if (command.state_id !== undefined && !facts.states.has(command.state_id)) throwIfAnyProblem({ 'body.state_id': 'no such state' });
 }
 
+/** A banner must be a stored file with the facts given. */
 export function decide(
   command: CreateCommunity,
   community: Community | null,
@@ -37,5 +41,6 @@ export function decide(
 ): CommunityEvent[] {
   requireState(command, meta.references);
   if (community) throw new Conflict(`Community ${meta.id} already exists.`);
+  throwIfAnyProblem(storedFileProblems(files(command), meta.references.storedFiles));
   return [{ type: 'CommunityCreated', data: { community_id: meta.id, ...command, at: meta.now } }];
 }

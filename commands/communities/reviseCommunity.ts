@@ -4,6 +4,7 @@ import type { Community, CommunityEvent } from '../../src/catalogue/community.js
 import { imageRefSchema, locationSchema } from '../../src/catalogue/imageRef.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
 import { throwIfAnyProblem, type CatalogueFacts, type CatalogueLookup } from '../../src/catalogue/catalogueReferences.js';
+import { claimedKeys, fileClaims, storedFileProblems } from '../../src/catalogue/storedFiles.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 import { longText, singleLineText } from '../../src/catalogue/text.js';
@@ -24,9 +25,11 @@ export const reviseCommunitySchema = z
 
 export type ReviseCommunity = z.infer<typeof reviseCommunitySchema>;
 
-/** The state the command moves the community to, if any. */
-export function references(command: ReviseCommunity): CatalogueLookup {
-  return { states: command.state_id === undefined ? [] : [command.state_id] };
+const files = (command: ReviseCommunity, community: Community | null) => fileClaims({ 'body.banner': command.banner }, [community?.banner]);
+
+/** The state the command moves the community to, if any, and a new banner's stored file. */
+export function references(command: ReviseCommunity, community: Community | null): CatalogueLookup {
+  return { states: command.state_id === undefined ? [] : [command.state_id], storedFiles: claimedKeys(files(command, community)) };
 }
 
 /** A state the command names must exist; that is checked before anything else. */
@@ -34,6 +37,7 @@ function requireState(command: ReviseCommunity, facts: CatalogueFacts): void {
   if (command.state_id !== undefined && !facts.states.has(command.state_id)) throwIfAnyProblem({ 'body.state_id': 'no such state' });
 }
 
+/** A new banner must be a stored file with the facts given. */
 export function decide(
   command: ReviseCommunity,
   community: Community | null,
@@ -42,6 +46,7 @@ export function decide(
   requireState(command, meta.references);
   if (!community) throw new NotFound(`Community ${meta.id} does not exist.`);
   requireSomeField(command);
+  throwIfAnyProblem(storedFileProblems(files(command, community), meta.references.storedFiles));
   const changes = changedFields(community, command);
   if (!hasChanges(changes)) return [];
   return [{ type: 'CommunityRevised', data: { community_id: meta.id, changes, at: meta.now } }];

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Developer, DeveloperEvent } from '../../src/catalogue/developer.js';
 import { imageRefSchema } from '../../src/catalogue/imageRef.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
+import { throwIfAnyProblem, type CatalogueFacts, type CatalogueLookup } from '../../src/catalogue/catalogueReferences.js';
+import { claimedKeys, fileClaims, storedFileProblems } from '../../src/catalogue/storedFiles.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { Conflict, ValidationFailed } from '../../src/domain/errors.js';
 import { longText, SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM, singleLineText } from '../../src/catalogue/text.js';
@@ -31,9 +33,22 @@ export const createDeveloperSchema = z
 
 export type CreateDeveloper = z.infer<typeof createDeveloperSchema>;
 
-export function decide(command: CreateDeveloper, developer: Developer | null, meta: CommandMeta & { id: number }): DeveloperEvent[] {
+const files = (command: CreateDeveloper) => fileClaims({ 'body.logo': command.logo });
+
+/** The logo's stored file, if any (see src/catalogue/storedFiles.ts). */
+export function references(command: CreateDeveloper): CatalogueLookup {
+  return { storedFiles: claimedKeys(files(command)) };
+}
+
+/** A logo must be a stored file with the facts given. */
+export function decide(
+  command: CreateDeveloper,
+  developer: Developer | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+): DeveloperEvent[] {
   if (developer) throw new Conflict(`Developer ${meta.id} already exists.`);
   refuseFutureYear(command.established_year, meta.now);
+  throwIfAnyProblem(storedFileProblems(files(command), meta.references.storedFiles));
   return [{ type: 'DeveloperCreated', data: { developer_id: meta.id, ...command, at: meta.now } }];
 }
 

@@ -3,6 +3,8 @@ import { changedFields, hasChanges, requireSomeField, revisionDescription } from
 import type { Developer, DeveloperEvent } from '../../src/catalogue/developer.js';
 import { imageRefSchema } from '../../src/catalogue/imageRef.js';
 import { slugSchema } from '../../src/catalogue/slug.js';
+import { throwIfAnyProblem, type CatalogueFacts, type CatalogueLookup } from '../../src/catalogue/catalogueReferences.js';
+import { claimedKeys, fileClaims, storedFileProblems } from '../../src/catalogue/storedFiles.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 import { establishedYearSchema, refuseFutureYear, websiteSchema } from './createDeveloper.js';
@@ -24,10 +26,23 @@ export const reviseDeveloperSchema = z
 
 export type ReviseDeveloper = z.infer<typeof reviseDeveloperSchema>;
 
-export function decide(command: ReviseDeveloper, developer: Developer | null, meta: CommandMeta & { id: number }): DeveloperEvent[] {
+const files = (command: ReviseDeveloper, developer: Developer | null) => fileClaims({ 'body.logo': command.logo }, [developer?.logo]);
+
+/** A new logo's stored file (see src/catalogue/storedFiles.ts). */
+export function references(command: ReviseDeveloper, developer: Developer | null): CatalogueLookup {
+  return { storedFiles: claimedKeys(files(command, developer)) };
+}
+
+/** A new logo must be a stored file with the facts given. */
+export function decide(
+  command: ReviseDeveloper,
+  developer: Developer | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+): DeveloperEvent[] {
   if (!developer) throw new NotFound(`Developer ${meta.id} does not exist.`);
   requireSomeField(command);
   refuseFutureYear(command.established_year, meta.now);
+  throwIfAnyProblem(storedFileProblems(files(command, developer), meta.references.storedFiles));
   const changes = changedFields(developer, command);
   if (!hasChanges(changes)) return [];
   return [{ type: 'DeveloperRevised', data: { developer_id: meta.id, changes, at: meta.now } }];

@@ -7,6 +7,7 @@ import {
   type CatalogueLookup,
   type ReferenceProblems,
 } from '../../src/catalogue/catalogueReferences.js';
+import { claimedKeys, fileClaims, projectFiles, storedFileProblems } from '../../src/catalogue/storedFiles.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
 
 const fields = floorPlanFieldsSchema.shape;
@@ -22,9 +23,14 @@ export const addFloorPlanSchema = floorPlanFieldsSchema
 
 export type AddFloorPlan = z.infer<typeof addFloorPlanSchema>;
 
-/** The unit type the floor plan names, if any. */
-export function references(command: AddFloorPlan): CatalogueLookup {
-  return { unitTypes: command.unit_type_id === undefined || command.unit_type_id === null ? [] : [command.unit_type_id] };
+const files = (command: AddFloorPlan, state: Project | null) => fileClaims({ 'body.image': command.image }, projectFiles(state));
+
+/** The unit type the floor plan names, if any, and its picture's stored file. */
+export function references(command: AddFloorPlan, state: Project | null): CatalogueLookup {
+  return {
+    unitTypes: command.unit_type_id === undefined || command.unit_type_id === null ? [] : [command.unit_type_id],
+    storedFiles: claimedKeys(files(command, state)),
+  };
 }
 
 function unitTypeProblems(command: AddFloorPlan, facts: CatalogueFacts): ReferenceProblems {
@@ -33,14 +39,20 @@ function unitTypeProblems(command: AddFloorPlan, facts: CatalogueFacts): Referen
   return { 'body.unit_type_id': `unit type ${id} does not exist` };
 }
 
-/** The named unit type must exist. The floor plan's id is allocated by the service (meta.allocatedIds.floorPlan). */
+/**
+ * The named unit type must exist, and the picture be a stored file with the facts given. The floor plan's
+ * id is allocated by the service (meta.allocatedIds.floorPlan).
+ */
 export function decide(
   command: AddFloorPlan,
   state: Project | null,
   meta: CommandMeta & { id: number; references: CatalogueFacts },
 ): ProjectEvent[] {
   activeProject(state, meta.id);
-  throwIfAnyProblem(unitTypeProblems(command, meta.references));
+  throwIfAnyProblem({
+    ...unitTypeProblems(command, meta.references),
+    ...storedFileProblems(files(command, state), meta.references.storedFiles),
+  });
   const floorPlanId = allocatedId(meta, 'floorPlan');
   return [{ type: 'FloorPlanAdded', data: { project_id: meta.id, floor_plan: { floor_plan_id: floorPlanId, ...command }, at: meta.now } }];
 }

@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { imageRefSchema } from '../../src/catalogue/imageRef.js';
 import { activeProject, allocatedId, galleryPictureFieldsSchema, type Project, type ProjectEvent } from '../../src/catalogue/project.js';
 import type { CommandMeta } from '../../src/domain/decider.js';
+import { throwIfAnyProblem, type CatalogueFacts, type CatalogueLookup } from '../../src/catalogue/catalogueReferences.js';
+import { claimedKeys, fileClaims, projectFiles, storedFileProblems } from '../../src/catalogue/storedFiles.js';
 
 const fields = galleryPictureFieldsSchema.shape;
 
@@ -15,9 +17,24 @@ export const addGalleryPictureSchema = galleryPictureFieldsSchema
 
 export type AddGalleryPicture = z.infer<typeof addGalleryPictureSchema>;
 
-/** The picture's media id (used in its image addresses) is allocated by the service (meta.allocatedIds.media). */
-export function decide(command: AddGalleryPicture, state: Project | null, meta: CommandMeta & { id: number }): ProjectEvent[] {
+const files = (command: AddGalleryPicture, state: Project | null) => fileClaims({ 'body.image': command.image }, projectFiles(state));
+
+/** The picture's stored file (see src/catalogue/storedFiles.ts). */
+export function references(command: AddGalleryPicture, state: Project | null): CatalogueLookup {
+  return { storedFiles: claimedKeys(files(command, state)) };
+}
+
+/**
+ * The picture must be a stored file with the facts the command gives. Its media id (used in its image
+ * addresses) is allocated by the service (meta.allocatedIds.media).
+ */
+export function decide(
+  command: AddGalleryPicture,
+  state: Project | null,
+  meta: CommandMeta & { id: number; references: CatalogueFacts },
+): ProjectEvent[] {
   const project = activeProject(state, meta.id);
+  throwIfAnyProblem(storedFileProblems(files(command, state), meta.references.storedFiles));
   const mediaId = allocatedId(meta, 'media');
   const position = command.position ?? nextPosition(project);
   return [

@@ -9,12 +9,18 @@ import {
   type CatalogueFacts,
   type CatalogueLookup,
 } from './catalogueReferences.js';
+import type { StoredFiles } from './storedFiles.js';
 
 /** A catalogue command slice: it looks up states, communities, developers, ... through CatalogueReferences. */
 export type CatalogueSlice<Command, State, Event> = CommandSlice<Command, State, Event, CatalogueLookup, CatalogueFacts>;
 
-function catalogueFactsReader(deps: CommandDeps): FactsReader<CatalogueLookup, CatalogueFacts> {
-  const port = eventStoreCatalogueReferences(deps.eventStore);
+/** What a catalogue command runs on: the event store, the clock, and what the blob store holds. */
+export interface CatalogueDeps extends CommandDeps {
+  storedFiles: StoredFiles;
+}
+
+function catalogueFactsReader(deps: CatalogueDeps): FactsReader<CatalogueLookup, CatalogueFacts> {
+  const port = eventStoreCatalogueReferences(deps.eventStore, deps.storedFiles);
   return { read: (lookup) => readCatalogueFacts(port, lookup), none: noCatalogueFacts };
 }
 
@@ -27,7 +33,7 @@ interface CatalogueCommand<Command, State, Event extends DomainEvent> {
 
 /** Creates a catalogue resource under the next id of its aggregate's sequence. */
 export function createCatalogueResource<Command, State, Event extends DomainEvent>(
-  deps: CommandDeps,
+  deps: CatalogueDeps,
   command: CatalogueCommand<Command, State, Event>,
 ): Promise<CommandResult<State, Event>> {
   return createWithSlice(deps, catalogueFactsReader(deps), command);
@@ -35,7 +41,7 @@ export function createCatalogueResource<Command, State, Event extends DomainEven
 
 /** Runs a command on an existing catalogue resource (see updateAggregate for If-Match and races). */
 export function updateCatalogueResource<Command, State, Event extends DomainEvent>(
-  deps: CommandDeps,
+  deps: CatalogueDeps,
   command: CatalogueCommand<Command, State, Event> & { id: number; expectedRevision?: number; allocate?: string[] },
 ): Promise<CommandResult<State, Event>> {
   return updateWithSlice(deps, catalogueFactsReader(deps), command);

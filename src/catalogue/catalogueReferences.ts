@@ -5,6 +5,7 @@ import { communityAggregate } from './community.js';
 import { developerAggregate } from './developer.js';
 import { projectAggregate } from './project.js';
 import { stateAggregate } from './state.js';
+import { noStoredFiles, type StoredFileFacts, type StoredFiles } from './storedFiles.js';
 import { subCommunityAggregate } from './subCommunity.js';
 import { unitTypeAggregate } from './unitType.js';
 
@@ -20,6 +21,8 @@ export interface CatalogueReferences {
   unitTypeExists(id: number): Promise<boolean>;
   /** The project exists and is not deleted (a deleted project has left the catalogue). */
   projectInCatalogue(id: number): Promise<boolean>;
+  /** What the blob store holds under a stored file's key (see src/catalogue/storedFiles.ts). */
+  storedFile(key: string): Promise<StoredFileFacts | null>;
 }
 
 /** The ids a command will look at, by kind; a slice's `references(command, state)` names them. */
@@ -30,6 +33,8 @@ export interface CatalogueLookup {
   developers?: readonly number[];
   unitTypes?: readonly number[];
   projects?: readonly number[];
+  /** Keys of stored files (content SHA-256) the command names. */
+  storedFiles?: readonly string[];
 }
 
 /** What the catalogue held, when the command was handled, about the ids its lookup named: the existing ones. */
@@ -41,6 +46,8 @@ export interface CatalogueFacts {
   unitTypes: ReadonlySet<number>;
   /** Projects in the catalogue: existing and not deleted. */
   projects: ReadonlySet<number>;
+  /** Stored files by key: the ones the blob store holds. */
+  storedFiles: ReadonlyMap<string, StoredFileFacts>;
 }
 
 /** Facts for a command that looks nothing up. */
@@ -54,6 +61,7 @@ export function catalogueFacts(known: {
   developers?: number[];
   unitTypes?: number[];
   projects?: number[];
+  storedFiles?: Record<string, StoredFileFacts>;
 }): CatalogueFacts {
   const byId = <Value>(record: Record<number, Value> = {}) => new Map(Object.entries(record).map(([id, value]) => [Number(id), value]));
   return {
@@ -63,6 +71,7 @@ export function catalogueFacts(known: {
     developers: new Set(known.developers),
     unitTypes: new Set(known.unitTypes),
     projects: new Set(known.projects),
+    storedFiles: new Map(Object.entries(known.storedFiles ?? {})),
   };
 }
 
@@ -72,28 +81,32 @@ export async function readCatalogueFacts(port: CatalogueReferences, lookup: Cata
     const found = await Promise.all(ids.map(exists));
     return new Set(ids.filter((_id, index) => found[index]));
   };
-  const holding = async <Value>(ids: readonly number[] = [], read: (id: number) => Promise<Value | null>) => {
+  const holding = async <Id, Value>(ids: readonly Id[] = [], read: (id: Id) => Promise<Value | null>) => {
     const found = await Promise.all(ids.map(read));
-    const held = new Map<number, Value>();
+    const held = new Map<Id, Value>();
     ids.forEach((id, index) => {
       const value = found[index];
       if (value !== null && value !== undefined) held.set(id, value);
     });
     return held;
   };
-  const [states, communities, subCommunities, developers, unitTypes, projects] = await Promise.all([
+  const [states, communities, subCommunities, developers, unitTypes, projects, storedFiles] = await Promise.all([
     existing(lookup.states, (id) => port.stateExists(id)),
     holding(lookup.communities, (id) => port.community(id)),
     holding(lookup.subCommunities, (id) => port.subCommunity(id)),
     existing(lookup.developers, (id) => port.developerExists(id)),
     existing(lookup.unitTypes, (id) => port.unitTypeExists(id)),
     existing(lookup.projects, (id) => port.projectInCatalogue(id)),
+    holding(lookup.storedFiles, (key) => port.storedFile(key)),
   ]);
-  return { states, communities, subCommunities, developers, unitTypes, projects };
+  return { states, communities, subCommunities, developers, unitTypes, projects, storedFiles };
 }
 
-/** CatalogueReferences over the event store: each answer folds the named resource's stream. */
-export function eventStoreCatalogueReferences(eventStore: EventStore): CatalogueReferences {
+/**
+ * CatalogueReferences over the event store: each answer folds the named resource's stream. Stored files are
+ * looked up in `storedFiles` (none for the access commands, which name no file).
+ */
+export function eventStoreCatalogueReferences(eventStore: EventStore, storedFiles: StoredFiles = noStoredFiles): CatalogueReferences {
   const exists = async (streamName: string) => (await eventStore.readStream(streamName)).length > 0;
   return {
     stateExists: (id) => exists(stateAggregate.streamName(id)),
@@ -111,6 +124,7 @@ export function eventStoreCatalogueReferences(eventStore: EventStore): Catalogue
       const project = (await loadAggregate(eventStore, projectAggregate, id))?.state;
       return project ? !project.deleted : false;
     },
+    storedFile: (key) => storedFiles.describe(key),
   };
 }
 

@@ -1,3 +1,4 @@
+import { createBlobStore } from '../blobStore/createBlobStore.js';
 import type { Config } from '../config.js';
 import { createEventStore } from '../eventStore/createEventStore.js';
 import type { Logger } from '../logger.js';
@@ -32,10 +33,11 @@ async function seed(config: Config, projects: number, logger: Logger): Promise<v
   const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });
   try {
     const readStore = createReadStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
+    const blobStore = createBlobStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
     try {
       const startAt = await nextDemoProjectOrdinal(eventStore);
       const started = performance.now();
-      const seeded = await seedDemoCatalogue({ eventStore, readStore, clock: () => new Date() }, { projects, startAt, logger });
+      const seeded = await seedDemoCatalogue({ eventStore, readStore, blobStore, clock: () => new Date() }, { projects, startAt, logger });
       const seconds = (performance.now() - started) / 1000;
       process.stdout.write(
         `seeded ${seeded.projects} projects (demo ordinals ${startAt + 1}..${startAt + seeded.projects}) ` +
@@ -43,6 +45,7 @@ async function seed(config: Config, projects: number, logger: Logger): Promise<v
           'the running service projects them (or the next start does)\n',
       );
     } finally {
+      await blobStore.close();
       await readStore.close();
     }
   } finally {

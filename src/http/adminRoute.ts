@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { StoredFiles } from '../catalogue/storedFiles.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { ReadStore } from '../readStore/readStore.js';
 
@@ -7,6 +8,8 @@ export interface AdminDeps {
   eventStore: EventStore;
   readStore: ReadStore;
   clock: () => Date;
+  /** What the blob store holds: a stored-file ref a command names must match a stored file. */
+  storedFiles: StoredFiles;
   /**
    * This process's usage not yet written to the read store; flushed before a usage report so the report
    * includes the process's own latest requests. Absent where no API is served (the seed, route tests).

@@ -7,6 +7,7 @@ import { NotFound } from '../domain/errors.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../logger.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import type { StoredFiles } from '../catalogue/storedFiles.js';
 import { adminAuth } from './adminAuth.js';
 import { apiAuth, type RequestCheck } from './apiAuth.js';
 import { adminOpenApiYaml } from './adminOpenApi.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   adminToken: string;
   /** The time admin commands are stamped with. */
   clock: () => Date;
+  /** What the blob store holds, for admin commands that name stored files. */
+  storedFiles: StoredFiles;
   logger: Logger;
   /** Request-signing nonces (Redis when REDIS_URL is set, so every replica sees every nonce). */
   nonceStore: NonceStore;
@@ -112,6 +115,7 @@ function adminRouter(deps: AppDeps): Router {
       eventStore: deps.eventStore,
       readStore: deps.readStore,
       clock: deps.clock,
+      storedFiles: deps.storedFiles,
       ...(deps.pendingUsage ? { pendingUsage: deps.pendingUsage } : {}),
     }),
   );

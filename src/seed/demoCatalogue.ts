@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { BlobStore } from '../blobStore/blobStore.js';
 import { projectAggregate, type Project, type ProjectStatus } from '../catalogue/project.js';
 import { unitTypeAggregate } from '../catalogue/unitType.js';
 import { loadAggregate } from '../domain/commandHandler.js';
@@ -11,6 +12,7 @@ import { projectRoutes } from '../http/adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from '../http/adminRoutes/referenceDataRoutes.js';
 import type { Logger } from '../logger.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import { blobStoredFiles } from '../uploads/blobStoredFiles.js';
 import {
   amenityCatalogue,
   demoDeveloperNames,
@@ -25,6 +27,7 @@ import {
   projectNameSuffixes,
   type DemoCommunity,
 } from './demoCatalogueData.js';
+import { DEMO_PICTURE_SIZES, storeDemoFiles, type DemoFiles, type PictureType } from './demoFiles.js';
 import { Random, mixSeed } from './random.js';
 
 /** Where the demo history starts; it moves forward a minute or so per command. */
@@ -33,6 +36,8 @@ export const DEMO_CATALOGUE_EPOCH = new Date('2024-01-01T00:00:00.000Z');
 export interface SeedDeps {
   eventStore: EventStore;
   readStore: ReadStore;
+  /** Where the files the demo refs name are stored first (a ref must name a stored file). */
+  blobStore: BlobStore;
   /** The present: the synthetic history of the seed never gets later than this. */
   clock: () => Date;
 }
@@ -72,8 +77,13 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
   if (!Number.isInteger(startAt) || startAt < 0) throw new RangeError('startAt must be a whole number >= 0');
 
   const clock = new SyntheticClock(DEMO_CATALOGUE_EPOCH.getTime(), deps.clock);
-  const commands = new CommandRunner({ eventStore: deps.eventStore, readStore: deps.readStore, clock: clock.now });
-  const reference = await ensureReferenceData(commands, clock);
+  const commands = new CommandRunner({
+    eventStore: deps.eventStore,
+    readStore: deps.readStore,
+    clock: clock.now,
+    storedFiles: blobStoredFiles(deps.blobStore),
+  });
+  const reference = await ensureReferenceData(commands, clock, await storeDemoFiles(deps.blobStore));
   await ensurePlans(commands);
   options.logger?.info({ projects: options.projects, startAt }, 'reference data ready; seeding projects');
 
@@ -82,7 +92,7 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
     clock.moveTo(PROJECT_TIMELINE_START_MS + ordinal * PROJECT_SLOT_MS);
     const random = new Random(mixSeed(RANDOM_SEED, ordinal));
     seeded.push(await seedProject(commands, clock, random, reference, ordinal, seeded));
-    await editEarlierProjects(commands, clock, random, seeded);
+    await editEarlierProjects(commands, clock, random, seeded, reference.files);
     const done = ordinal - startAt + 1;
     if (done % PROGRESS_EVERY === 0) options.logger?.info({ projects: done, of: options.projects }, 'seeding projects');
   }
@@ -166,12 +176,14 @@ interface ReferenceCommunity {
 }
 
 interface ReferenceData {
+  /** The stored files every demo picture, PDF and video names. */
+  files: DemoFiles;
   communitiesByState: Map<string, ReferenceCommunity[]>;
   developers: Array<{ id: number; name: string }>;
   unitTypeIds: Map<string, number>;
 }
 
-async function ensureReferenceData(commands: CommandRunner, clock: SyntheticClock): Promise<ReferenceData> {
+async function ensureReferenceData(commands: CommandRunner, clock: SyntheticClock, files: DemoFiles): Promise<ReferenceData> {
   const random = new Random(RANDOM_SEED);
   const { eventStore } = commands.deps;
   const ensure = async (resourceType: string, slug: string, create: () => Promise<number>, publish?: string) => {
@@ -207,7 +219,7 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
             name: demo.name,
             slug,
             description: `${demo.name} is one of the most sought-after communities in ${state.name}, with homes, schools, retail and leisure close at hand.`,
-            banner: imageRef(random, `${slug}-banner`),
+            banner: imageRef(files, random, `${slug}-banner`),
             location: { latitude: demo.latitude, longitude: demo.longitude },
           }),
         'publishCommunity',
@@ -249,7 +261,7 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
           slug,
           description: `${name} has delivered residential and mixed-use communities across the UAE.`,
           website: index % 7 === 3 ? null : `https://www.${slug.replaceAll('-', '')}.example`,
-          logo: index % 9 === 4 ? null : imageRef(random, `${slug}-logo`, 'image/png'),
+          logo: index % 9 === 4 ? null : imageRef(files, random, `${slug}-logo`, 'image/png'),
           established_year: index % 11 === 5 ? null : random.int(1975, 2021),
         }),
       // One developer in twenty is still being set up by the editors.
@@ -264,7 +276,7 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
     clock.tick(random);
     unitTypeIds.set(unitType.name, await commands.create('createUnitType', { ...unitType, sort_order: (index + 1) * 10 }));
   }
-  return { communitiesByState, developers, unitTypeIds };
+  return { files, communitiesByState, developers, unitTypeIds };
 }
 
 /** The live owner of a slug; a reservation whose owner stream does not exist is an orphan and ignored. */
@@ -424,7 +436,7 @@ async function seedRelatedResources(
       unit_type_id: unitTypeName ? project.reference.unitTypeIds.get(unitTypeName)! : null,
       area: area(random, unitTypeName),
       price: random.chance(0.7) ? random.int(400, 9_000) * 1000 : null,
-      image: imageRef(random, `${project.slug}-floor-plan-${index + 1}`, 'image/png'),
+      image: imageRef(project.reference.files, random, `${project.slug}-floor-plan-${index + 1}`, 'image/png'),
     });
   }
 
@@ -436,10 +448,11 @@ async function seedRelatedResources(
     await run('addGalleryPicture', {
       caption: random.chance(0.8) ? random.pick(galleryCaptions) : null,
       position,
-      image: imageRef(random, `${project.slug}-gallery-${position + 1}`),
+      image: imageRef(project.reference.files, random, `${project.slug}-gallery-${position + 1}`),
     });
   }
-  if (random.chance(0.6)) await run('attachMasterPlanDocument', pdf(random, `${project.slug}-master-plan.pdf`));
+  if (random.chance(0.6))
+    await run('attachMasterPlanDocument', { ...project.reference.files.pdf, file_name: `${project.slug}-master-plan.pdf` });
 
   if (random.chance(0.65)) {
     const external = random.chance(0.5);
@@ -447,15 +460,8 @@ async function seedRelatedResources(
       title: `${project.name} walkthrough`,
       description: random.chance(0.6) ? `Tour the show apartment and the amenities of ${project.name}.` : null,
       external_url: external ? `https://www.youtube.com/watch?v=${random.hex(11)}` : null,
-      file: external
-        ? null
-        : {
-            key: random.hex(32),
-            file_name: `${project.slug}-walkthrough.mp4`,
-            content_type: 'video/mp4',
-            size_bytes: random.int(20, 400) * 1_048_576,
-          },
-      thumbnail: random.chance(0.7) ? imageRef(random, `${project.slug}-video-thumbnail`) : null,
+      file: external ? null : { ...project.reference.files.video, file_name: `${project.slug}-walkthrough.mp4` },
+      thumbnail: random.chance(0.7) ? imageRef(project.reference.files, random, `${project.slug}-video-thumbnail`) : null,
     });
   }
   if (random.chance(0.8)) await run('setAmenities', { items: random.sample(amenityCatalogue, random.int(4, 9)) });
@@ -479,11 +485,13 @@ async function seedRelatedResources(
       items: Array.from({ length: random.int(1, 3) }, (_, index) => ({
         title: `Typical floor plate ${index + 1}`,
         floors: random.chance(0.8) ? `${index * 10 + 1}-${index * 10 + 10}` : null,
-        image: random.chance(0.85) ? imageRef(random, `${project.slug}-floor-plate-${index + 1}`, 'image/png') : null,
+        image: random.chance(0.85)
+          ? imageRef(project.reference.files, random, `${project.slug}-floor-plate-${index + 1}`, 'image/png')
+          : null,
       })),
     });
   }
-  if (random.chance(0.75)) await run('attachBrochure', pdf(random, `${project.slug}-brochure.pdf`));
+  if (random.chance(0.75)) await run('attachBrochure', { ...project.reference.files.pdf, file_name: `${project.slug}-brochure.pdf` });
 
   const candidates = project.earlier.filter((other) => !other.deleted);
   if (candidates.length > 0 && random.chance(0.4)) {
@@ -499,6 +507,7 @@ async function editEarlierProjects(
   clock: SyntheticClock,
   random: Random,
   seeded: readonly SeededProject[],
+  files: DemoFiles,
 ): Promise<void> {
   const editable = seeded.slice(0, -1).filter((project) => !project.deleted);
   if (editable.length === 0) return;
@@ -518,9 +527,7 @@ async function editEarlierProjects(
         await commands.run(
           'replaceFloorPlanImage',
           { ...params, floorPlanId: floorPlan.floor_plan_id },
-          {
-            image: { ...floorPlan.image, key: random.hex(32), size_bytes: random.int(150, 2_500) * 1024 },
-          },
+          { image: imageRef(files, random, `${state.slug}-floor-plan-${floorPlan.floor_plan_id}-v2`, 'image/png') },
         );
       }
     } else if (roll < 0.6) {
@@ -530,7 +537,7 @@ async function editEarlierProjects(
           'replaceGalleryPicture',
           { ...params, mediaId: picture.media_id },
           {
-            image: imageRef(random, `${state.slug}-gallery-${picture.media_id}-v2`),
+            image: imageRef(files, random, `${state.slug}-gallery-${picture.media_id}-v2`),
           },
         );
       }
@@ -697,33 +704,16 @@ function mapEmbed(point: { latitude: number; longitude: number }): string {
 
 // Files.
 
-const PICTURE_SIZES: Array<[width: number, height: number]> = [
-  [1920, 1080],
-  [1600, 1200],
-  [2400, 1600],
-  [1080, 1350],
-  [1280, 960],
-];
-
+/** One of the stored demo pictures, of a size and (by default) a type drawn at random, under its own file name. */
 function imageRef(
+  files: DemoFiles,
   random: Random,
   baseName: string,
-  contentType: 'image/jpeg' | 'image/png' | 'image/webp' = random.pick(['image/jpeg', 'image/jpeg', 'image/webp'] as const),
+  contentType: PictureType = random.pick(['image/jpeg', 'image/jpeg', 'image/webp'] as const),
 ) {
-  const [width, height] = random.pick(PICTURE_SIZES);
+  const [width, height] = random.pick(DEMO_PICTURE_SIZES);
   const extension = contentType === 'image/jpeg' ? 'jpg' : contentType.slice('image/'.length);
-  return {
-    key: random.hex(32),
-    file_name: `${baseName}.${extension}`,
-    content_type: contentType,
-    width,
-    height,
-    size_bytes: random.int(120, 2_800) * 1024,
-  };
-}
-
-function pdf(random: Random, fileName: string) {
-  return { key: random.hex(32), file_name: fileName, content_type: 'application/pdf', size_bytes: random.int(400, 18_000) * 1024 };
+  return { ...files.picture(width, height, contentType), file_name: `${baseName}.${extension}` };
 }
 
 // Helpers.

@@ -16,6 +16,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allProjections } from '../../projections/index.js';
 import { rebuildProjections } from '../../src/projectionEngine/rebuild.js';
+import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { createEventStore } from '../../src/eventStore/createEventStore.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
@@ -112,9 +113,10 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'catalogue-replay-bench-'));
   const eventStore = createEventStore({ dataDir });
   const seedReadStore = createEmbeddedReadStore({ file: join(dataDir, 'seed-readmodels.sqlite') });
+  const blobStore = createEmbeddedBlobStore({ dataDir });
   try {
     process.stdout.write(`data dir: ${dataDir}\n`);
-    const deps = { eventStore, readStore: seedReadStore, clock: FAR_FUTURE };
+    const deps = { eventStore, readStore: seedReadStore, blobStore, clock: FAR_FUTURE };
     const seedStarted = performance.now();
     await seedDemoCatalogue(deps, { projects: 0 });
     const referenceEvents = await countEvents(eventStore);
@@ -169,6 +171,7 @@ async function main(): Promise<void> {
     if (!met) process.exitCode = 1;
   } finally {
     await seedReadStore.close();
+    await blobStore.close();
     await eventStore.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -7,11 +7,9 @@ import { communityAggregate, type CommunityEvent } from '../../src/catalogue/com
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
 import { catalogueFacts } from '../../src/catalogue/catalogueReferences.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
+import { storedFacts } from '../support/storedFiles.js';
 
 const at = defaultMeta.now;
-
-/** States 1 and 2 exist; state 9 does not. */
-const references = catalogueFacts({ states: [1, 2] });
 
 const banner = (key = 'a1b2c3d4'): ImageRef => ({
   key,
@@ -21,6 +19,9 @@ const banner = (key = 'a1b2c3d4'): ImageRef => ({
   height: 1080,
   size_bytes: 345_678,
 });
+
+/** States 1 and 2 exist; state 9 does not. The blob store holds the banners these cases name. */
+const references = catalogueFacts({ states: [1, 2], storedFiles: storedFacts(banner(), banner('ffee0011')) });
 
 const aCommunity = (overrides: Partial<CreateCommunity> = {}): CreateCommunity => ({
   state_id: 1,

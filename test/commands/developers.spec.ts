@@ -5,7 +5,9 @@ import { decide as reviseDeveloper } from '../../commands/developers/reviseDevel
 import { decide as unpublishDeveloper } from '../../commands/developers/unpublishDeveloper.js';
 import { developerAggregate, type DeveloperEvent } from '../../src/catalogue/developer.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
+import { catalogueFacts } from '../../src/catalogue/catalogueReferences.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
+import { storedFacts } from '../support/storedFiles.js';
 
 const at = defaultMeta.now;
 
@@ -17,6 +19,9 @@ const logo = (key = '0f0e0d0c'): ImageRef => ({
   height: 512,
   size_bytes: 20_480,
 });
+
+/** The blob store holds the logos these cases name. */
+const references = catalogueFacts({ storedFiles: storedFacts(logo(), logo('99887766')) });
 
 const aDeveloper = (overrides: Partial<CreateDeveloper> = {}): CreateDeveloper => ({
   name: 'Emaar Properties',
@@ -32,7 +37,7 @@ const created: DeveloperEvent = { type: 'DeveloperCreated', data: { developer_id
 const published: DeveloperEvent = { type: 'DeveloperPublished', data: { developer_id: 1, at: '2024-01-02T00:00:00.000Z' } };
 
 describe('createDeveloper', () => {
-  const spec = deciderSpec(developerAggregate, createDeveloper);
+  const spec = deciderSpec(developerAggregate, createDeveloper, { references });
 
   it('when a new developer is created, then DeveloperCreated carries its fields, id and time', () => {
     spec
@@ -62,7 +67,7 @@ describe('createDeveloper', () => {
 });
 
 describe('reviseDeveloper', () => {
-  const spec = deciderSpec(developerAggregate, reviseDeveloper);
+  const spec = deciderSpec(developerAggregate, reviseDeveloper, { references });
 
   it('when the logo is replaced and the website cleared, then DeveloperRevised carries both changes', () => {
     spec

@@ -10,6 +10,7 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../../src/http/adminRoute.js';
 import { projectRoutes } from '../../src/http/adminRoutes/projectRoutes.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
+import { storedFilesHolding } from '../support/storedFiles.js';
 
 /** These routes work on the write side only; any read-store access would be a bug. */
 const readStoreNotUsed = new Proxy({} as ReadStore, {
@@ -24,7 +25,12 @@ let deps: AdminDeps;
 
 beforeEach(async () => {
   eventStore = createSqliteEventStore({ file: ':memory:' });
-  deps = { eventStore, readStore: readStoreNotUsed, clock: () => new Date(at) };
+  deps = {
+    eventStore,
+    readStore: readStoreNotUsed,
+    clock: () => new Date(at),
+    storedFiles: storedFilesHolding(...['fp1', 'fp2', 'g1'].map(anImage)),
+  };
   await givenReferenceData();
 });
 

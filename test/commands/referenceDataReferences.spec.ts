@@ -40,8 +40,9 @@ describe('community references', () => {
   it('when a community names a state, then that state is looked up; a revision without one looks up nothing', () => {
     expect(createCommunity.references(createCommunity.createCommunitySchema.parse({ state_id: 9, name: 'x', slug: 'x' }))).toEqual({
       states: [9],
+      storedFiles: [],
     });
-    expect(reviseCommunity.references({ name: 'x' })).toEqual({ states: [] });
+    expect(reviseCommunity.references({ name: 'x' }, null)).toEqual({ states: [], storedFiles: [] });
   });
 
   it('when a community is created in a state that does not exist, then it is refused naming body.state_id', () => {

@@ -4,6 +4,7 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../../src/http/adminRoute.js';
 import { referenceDataRoutes } from '../../src/http/adminRoutes/referenceDataRoutes.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
+import { storedFilesHolding } from '../support/storedFiles.js';
 
 /** These routes work on the write side only; any read-store access would be a bug. */
 const readStoreNotUsed = new Proxy({} as ReadStore, {
@@ -17,7 +18,7 @@ let deps: AdminDeps;
 
 beforeEach(() => {
   eventStore = createSqliteEventStore({ file: ':memory:' });
-  deps = { eventStore, readStore: readStoreNotUsed, clock: () => new Date('2024-05-01T10:00:00.000Z') };
+  deps = { eventStore, readStore: readStoreNotUsed, clock: () => new Date('2024-05-01T10:00:00.000Z'), storedFiles: storedFilesHolding() };
 });
 
 afterEach(async () => {

@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { noStoredFiles } from '../../src/catalogue/storedFiles.js';
 import { adminRoutes, createAdminRouter } from '../../src/http/adminRouter.js';
 import { request } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
@@ -56,7 +57,12 @@ describe('GET /admin/openapi.yaml', () => {
   });
 
   it('when compared with the admin router, then it documents exactly the operations the router serves', () => {
-    const router = createAdminRouter(adminRoutes, { eventStore: app.eventStore, readStore: app.readStore, clock: () => new Date() });
+    const router = createAdminRouter(adminRoutes, {
+      eventStore: app.eventStore,
+      readStore: app.readStore,
+      clock: () => new Date(),
+      storedFiles: noStoredFiles,
+    });
     const served = servedOperations(router);
     expect(served.length).toBeGreaterThan(0);
     expect(new Set(served).size).toBe(served.length);

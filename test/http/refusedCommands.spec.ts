@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRoutes } from '../../src/http/adminRouter.js';
 import type { AdminRoute } from '../../src/http/adminRoute.js';
 import { request, type Answer } from '../support/http.js';
+import { storedImage, storedPdf } from '../support/storedFiles.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 /**
@@ -57,15 +58,17 @@ const UNKNOWN_ID = 999_999;
 const STALE_REVISION = 999;
 const OVERSIZED_BODY = JSON.stringify({ padding: 'x'.repeat(1024 * 1024) });
 
-const anImage = (key: string) => ({
-  key,
-  file_name: `${key}.jpg`,
-  content_type: 'image/jpeg',
-  width: 800,
-  height: 600,
-  size_bytes: 90_000,
-});
-const aPdf = (key: string) => ({ key, file_name: `${key}.pdf`, size_bytes: 120_000, content_type: 'application/pdf' });
+/** Files the bodies name, stored in the test app's blob store before the tests (a ref must name a stored file). */
+const IMAGE_NAMES = ['floor-plan-a', 'floor-plan-a2', 'floor-plan-c', 'gallery-1', 'gallery-2', 'gallery-3', 'x'];
+const PDF_NAMES = ['master-plan', 'brochure'];
+const storedRefs = new Map<string, object>();
+const storedRef = (name: string) => {
+  const ref = storedRefs.get(name);
+  if (!ref) throw new Error(`No stored file is named ${name}.`);
+  return ref;
+};
+const anImage = (name: string) => storedRef(`image ${name}`);
+const aPdf = (name: string) => storedRef(`pdf ${name}`);
 const aProject = (world: World, overrides: Record<string, unknown> = {}) => ({
   name: 'Creek Views',
   slug: 'creek-views',
@@ -371,6 +374,18 @@ const refusalsByRule: Refusal[] = [
   },
   { operationId: 'reviseProject', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
 
+  {
+    operationId: 'addGalleryPicture',
+    when: 'a picture that names no stored file',
+    body: () => ({ image: { ...anImage('gallery-2'), key: 'f'.repeat(64) } }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'addGalleryPicture',
+    when: 'a picture whose size differs from the stored file',
+    body: () => ({ image: { ...anImage('gallery-2'), width: 4000 } }),
+    ...VALIDATION_FAILED,
+  },
   {
     operationId: 'addFloorPlan',
     when: 'a unit type that does not exist',
@@ -692,6 +707,10 @@ describe('refused admin commands', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
+    for (const [index, name] of IMAGE_NAMES.entries()) {
+      storedRefs.set(`image ${name}`, await storedImage(app.blobStore, { seed: index + 1, fileName: `${name}.jpg` }));
+    }
+    for (const name of PDF_NAMES) storedRefs.set(`pdf ${name}`, await storedPdf(app.blobStore, name));
     world = await buildWorld();
   });
   afterAll(() => app.close());

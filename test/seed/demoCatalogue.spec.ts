@@ -1,5 +1,10 @@
 import { demoPlans } from '../../src/seed/demoCatalogueData.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { BlobStore } from '../../src/blobStore/blobStore.js';
+import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { projectAggregate, type Project } from '../../src/catalogue/project.js';
 import type { UnitTypeKind } from '../../src/catalogue/unitType.js';
@@ -13,18 +18,26 @@ import { DEMO_CATALOGUE_EPOCH, nextDemoProjectOrdinal, seedDemoCatalogue } from 
 const SMALL_CATALOGUE = 30;
 const PRESENT = () => new Date('2030-01-01T00:00:00.000Z');
 
-const openedStores: Array<{ eventStore: EventStore; readStore: ReadStore }> = [];
+const openedStores: Array<{ eventStore: EventStore; readStore: ReadStore; blobStore: BlobStore; blobDir: string }> = [];
 
 afterEach(async () => {
-  for (const { eventStore, readStore } of openedStores.splice(0)) {
+  for (const { eventStore, readStore, blobStore, blobDir } of openedStores.splice(0)) {
     await eventStore.close();
     await readStore.close();
+    await blobStore.close();
+    rmSync(blobDir, { recursive: true, force: true });
   }
 });
 
+/** Fresh stores; the demo files go to a blob store in a temporary folder. */
 function freshStores() {
-  const stores = { eventStore: createSqliteEventStore({ file: ':memory:' }), readStore: createEmbeddedReadStore() };
-  openedStores.push(stores);
+  const blobDir = mkdtempSync(join(tmpdir(), 'seed-blobs-'));
+  const stores = {
+    eventStore: createSqliteEventStore({ file: ':memory:' }),
+    readStore: createEmbeddedReadStore(),
+    blobStore: createEmbeddedBlobStore({ dataDir: blobDir }),
+  };
+  openedStores.push({ ...stores, blobDir });
   return { ...stores, clock: PRESENT };
 }
 

@@ -105,7 +105,7 @@ describe('reviseFloorPlan', () => {
 });
 
 describe('replaceFloorPlanImage', () => {
-  const spec = deciderSpec(projectAggregate, replaceFloorPlanImage.decide);
+  const spec = deciderSpec(projectAggregate, replaceFloorPlanImage.decide, { references: knownCatalogue });
 
   it('when the image is replaced, then FloorPlanImageReplaced', () => {
     spec

@@ -13,6 +13,7 @@ import {
   aPdf,
   earlier,
   galleryPictureAdded,
+  knownCatalogue,
   now,
   projectCreated,
   projectDeleted,
@@ -25,7 +26,7 @@ const masterPlanDocumentAttached = (): ProjectEventOf<'MasterPlanDocumentAttache
 });
 
 describe('addGalleryPicture', () => {
-  const spec = deciderSpec(projectAggregate, addGalleryPicture.decide);
+  const spec = deciderSpec(projectAggregate, addGalleryPicture.decide, { references: knownCatalogue });
 
   it('when a picture is added without a position, then it goes after the last one under the allocated media id', () => {
     const command = addGalleryPicture.addGalleryPictureSchema.parse({ image: anImage('new1') });
@@ -112,7 +113,7 @@ describe('reviseGalleryPicture', () => {
 });
 
 describe('replaceGalleryPicture', () => {
-  const spec = deciderSpec(projectAggregate, replaceGalleryPicture.decide);
+  const spec = deciderSpec(projectAggregate, replaceGalleryPicture.decide, { references: knownCatalogue });
 
   it('when the picture is replaced, then GalleryPictureReplaced keeps the media id', () => {
     spec
@@ -158,7 +159,7 @@ describe('removeGalleryPicture', () => {
 });
 
 describe('attachMasterPlanDocument and removeMasterPlanDocument', () => {
-  const attach = deciderSpec(projectAggregate, attachMasterPlanDocument.decide);
+  const attach = deciderSpec(projectAggregate, attachMasterPlanDocument.decide, { references: knownCatalogue });
   const remove = deciderSpec(projectAggregate, removeMasterPlanDocument.decide);
 
   it('when a document is attached, then MasterPlanDocumentAttached', () => {

@@ -8,17 +8,20 @@ import * as setRelatedProjects from '../../../commands/projects/setRelatedProjec
 import * as setVirtualTours from '../../../commands/projects/setVirtualTours.js';
 import { projectAggregate, type Project, type ProjectEvent } from '../../../src/catalogue/project.js';
 import type { ApiError } from '../../../src/domain/errors.js';
-import { deciderSpec, type Decide } from '../../support/deciderSpec.js';
+import type { CatalogueFacts } from '../../../src/catalogue/catalogueReferences.js';
+import { deciderSpec, type DecideMeta } from '../../support/deciderSpec.js';
 import { anImage, earlier, knownCatalogue, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
 
+/** A list command's decide; one whose list names stored files reads the facts about them (see setFloorPlates). */
+type ListDecide<Item> = (
+  command: { items: Item[] },
+  state: Project | null,
+  meta: DecideMeta & { references: CatalogueFacts },
+) => ProjectEvent[];
+
 /** A whole-list command with a sample list: deciding it, and the event that sets a list at a time. */
-function listCommand<Item>(
-  name: string,
-  decide: Decide<{ items: Item[] }, Project | null, ProjectEvent>,
-  listSet: (items: Item[], at: string) => ProjectEvent,
-  items: Item[],
-) {
-  const spec = deciderSpec(projectAggregate, decide);
+function listCommand<Item>(name: string, decide: ListDecide<Item>, listSet: (items: Item[], at: string) => ProjectEvent, items: Item[]) {
+  const spec = deciderSpec(projectAggregate, decide, { references: knownCatalogue });
   return {
     name,
     setAt: (at: string) => listSet(items, at),

@@ -8,8 +8,10 @@ import type {
   ProjectEventOf,
   ProjectFields,
   ProjectStatus,
+  VideoFile,
 } from '../../../src/catalogue/project.js';
 import { defaultMeta } from '../../support/deciderSpec.js';
+import { storedFacts } from '../../support/storedFiles.js';
 
 /** The id deciderSpec's default meta gives the aggregate. */
 export const projectId = defaultMeta.id;
@@ -20,8 +22,9 @@ export const earlier = '2024-04-01T09:00:00.000Z';
 
 /**
  * The catalogue around the project of these tests: every id they name exists (developer 3, state 1 holding
- * community 2 holding sub-community 8, unit types 4 to 7, projects 4 and 9), so a case about a missing or
- * misplaced reference states it by overriding `references`.
+ * community 2 holding sub-community 8, unit types 4 to 7, projects 4 and 9), and the blob store holds the
+ * files of the refs the builders below make, so a case about a missing or misplaced
+ * reference states it by overriding `references`.
  */
 export const knownCatalogue: CatalogueFacts = catalogueFacts({
   developers: [3],
@@ -30,13 +33,22 @@ export const knownCatalogue: CatalogueFacts = catalogueFacts({
   subCommunities: { 8: { community_id: 2 } },
   unitTypes: [4, 5, 6, 7],
   projects: [4, 9, projectId],
+  storedFiles: storedFacts(
+    ...['a1b2c3d4e5f6', 'new1', 'ffee01', 'replaced', 'thumb1'].map((key) => anImage(key)),
+    ...['f0e1d2c3b4a5', '0badc0de'].map((key) => aPdf(key)),
+    aVideoFile(),
+  ),
 });
 
 export function anImage(key = 'a1b2c3d4e5f6'): ImageRef {
   return { key, file_name: `${key}.jpg`, content_type: 'image/jpeg', width: 1600, height: 1200, size_bytes: 245_000 };
 }
 
-export function aPdf(key = 'f0e1d2c3b4a5'): PdfDocument {
+export function aVideoFile(key = 'v1d30'): VideoFile {
+  return { key, file_name: 'walkthrough.mp4', content_type: 'video/mp4', size_bytes: 48_000_000 };
+}
+
+export function aPdf(key = 'f0e1d2c3b4a5'): Extract<PdfDocument, { key: string }> {
   return { key, file_name: `${key}.pdf`, content_type: 'application/pdf', size_bytes: 1_200_000 };
 }
 

@@ -6,7 +6,7 @@ import * as setVideo from '../../../commands/projects/setVideo.js';
 import { projectAggregate, type ProjectEventOf, type Video } from '../../../src/catalogue/project.js';
 import type { ApiError } from '../../../src/domain/errors.js';
 import { deciderSpec } from '../../support/deciderSpec.js';
-import { anImage, aPdf, earlier, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
+import { anImage, aPdf, earlier, knownCatalogue, now, projectCreated, projectDeleted, projectId } from './projectBuilders.js';
 
 const externalVideo = (): Video => ({
   title: 'Walkthrough',
@@ -22,7 +22,7 @@ const videoSet = (video: Video): ProjectEventOf<'VideoSet'> => ({
 });
 
 describe('setVideo', () => {
-  const spec = deciderSpec(projectAggregate, setVideo.decide);
+  const spec = deciderSpec(projectAggregate, setVideo.decide, { references: knownCatalogue });
 
   it('when a video with an external address is set, then VideoSet carries it', () => {
     spec
@@ -83,7 +83,7 @@ describe('removeVideo', () => {
 });
 
 describe('attachBrochure and removeBrochure', () => {
-  const attach = deciderSpec(projectAggregate, attachBrochure.decide);
+  const attach = deciderSpec(projectAggregate, attachBrochure.decide, { references: knownCatalogue });
   const remove = deciderSpec(projectAggregate, removeBrochure.decide);
   const brochureAttached: ProjectEventOf<'BrochureAttached'> = {
     type: 'BrochureAttached',

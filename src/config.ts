@@ -36,6 +36,10 @@ export interface Config {
   rateLimits: RateLimitsMode;
   /** Time limits on receiving requests and the bound on open connections (src/http/httpServer.ts). */
   httpServer: HttpServerOptions;
+  /** Largest file the admin API takes per upload kind, in bytes (UPLOAD_MAX_*_BYTES). */
+  uploadLimits: { image: number; document: number; video: number };
+  /** MEDIA_PREGENERATE=on: an uploaded picture's widths are derived before its command is sent. */
+  mediaPregenerate: boolean;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -57,6 +61,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const RATE_LIMITS_MODES = ['on', 'off'] as const;
 export type RateLimitsMode = (typeof RATE_LIMITS_MODES)[number];
+
+const ON_OFF = ['on', 'off'] as const;
+const MEBIBYTE = 1024 * 1024;
 
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
 
@@ -141,6 +148,10 @@ const environmentSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '30000'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: withDefault(integer(100, 600_000), '5000'),
   HTTP_MAX_CONNECTIONS: withDefault(integer(1, 1_000_000), '10000'),
+  UPLOAD_MAX_IMAGE_BYTES: withDefault(integer(1, 1024 * MEBIBYTE), String(25 * MEBIBYTE)),
+  UPLOAD_MAX_DOCUMENT_BYTES: withDefault(integer(1, 1024 * MEBIBYTE), String(50 * MEBIBYTE)),
+  UPLOAD_MAX_VIDEO_BYTES: withDefault(integer(1, 64 * 1024 * MEBIBYTE), String(500 * MEBIBYTE)),
+  MEDIA_PREGENERATE: withDefault(z.enum(ON_OFF, { error: `must be one of ${ON_OFF.join(', ')}` }), 'off'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -204,6 +215,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: vars.HTTP_MAX_CONNECTIONS,
     },
+    uploadLimits: { image: vars.UPLOAD_MAX_IMAGE_BYTES, document: vars.UPLOAD_MAX_DOCUMENT_BYTES, video: vars.UPLOAD_MAX_VIDEO_BYTES },
+    mediaPregenerate: vars.MEDIA_PREGENERATE === 'on',
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

@@ -29,6 +29,8 @@ import type { ReadStore } from './readStore/readStore.js';
 import { seedDemoCatalogue } from './seed/demoCatalogue.js';
 import { seedDemoClient, writeDemoApiKeyFile } from './seed/demoClient.js';
 import { blobStoredFiles } from './uploads/blobStoredFiles.js';
+import { openUploadStaging } from './uploads/staging.js';
+import { createUploadReceiver } from './uploads/uploadReceiver.js';
 
 /** What one process runs: the HTTP API, the projections, the background workers; all three by default. */
 export const ROLES = ['api', 'projector', 'worker'] as const;
@@ -205,9 +207,19 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         blobs: blobStore,
         derivatives: imageDerivatives,
       });
+      const storedFiles = blobStoredFiles(blobStore);
+      const uploads = createUploadReceiver({
+        staging: await openUploadStaging(config.dataDir, logger),
+        blobStore,
+        storedFiles,
+        limits: config.uploadLimits,
+        ...(config.mediaPregenerate ? { pregenerate: (key: string) => imageDerivatives.pregenerate(key) } : {}),
+        logger,
+      });
       const app = createApp({
         ...stores,
-        storedFiles: blobStoredFiles(blobStore),
+        storedFiles,
+        uploads,
         publicApi,
         nonceStore,
         signatureWindowSeconds: config.signatureWindowSeconds,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { StoredFiles } from '../catalogue/storedFiles.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import type { UploadField } from '../uploads/uploadKinds.js';
 
 /** What an admin route handler may use. The clock comes in here so tests and the seed control time. */
 export interface AdminDeps {
@@ -47,6 +48,13 @@ export interface AdminRoute<Params extends z.ZodType = z.ZodType, Body extends z
   params: Params;
   /** Omitted for routes without a body (GET, DELETE, bodiless actions). */
   body?: Body;
+  /**
+   * Body fields that take a stored file: besides JSON (a ref naming a stored file), the route then takes the
+   * file's bytes as the body (Content-Type of the field's kind) or as a multipart/form-data part, and the
+   * admin router stores them and puts the stored-file ref in the field before the body is parsed. The
+   * first field is the one a raw body or a part named `file` fills.
+   */
+  uploads?: readonly UploadField[];
   successStatus: 200 | 201;
   /** Schema of `data` in the success body (documentation and response tests). */
   response: z.ZodType;

@@ -1,6 +1,7 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { ValidationFailed } from '../domain/errors.js';
+import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import type { AdminDeps, AdminRoute } from './adminRoute.js';
 import { accessRoutes } from './adminRoutes/accessRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
@@ -8,7 +9,7 @@ import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
 import { usageRoutes } from './adminRoutes/usageRoutes.js';
 import { ADMIN_ACTOR } from './adminAuth.js';
-import { jsonBody } from './jsonBody.js';
+import { hasBody, jsonBody } from './jsonBody.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { sendData } from './responses.js';
 import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js';
@@ -26,10 +27,12 @@ export const adminRoutes: readonly AdminRoute[] = [
 const NO_BODY = z.object({}).strict().optional();
 /** No admin operation takes query parameters: one sent anyway is named, not silently ignored. */
 const NO_QUERY = z.object({}).strict();
+/** But one that takes files: the name of a file sent as the body. */
+const UPLOAD_QUERY = z.object({ file_name: z.string().optional() }).strict();
 
 function parseInput(route: AdminRoute, req: Request) {
   const params = route.params.safeParse({ ...req.params });
-  const query = NO_QUERY.safeParse({ ...req.query });
+  const query = (route.uploads ? UPLOAD_QUERY : NO_QUERY).safeParse({ ...req.query });
   const body = (route.body ?? NO_BODY).safeParse(req.body);
   const ifMatch = parseIfMatch(req.get('if-match'));
   const fields: Record<string, string> = {};
@@ -41,18 +44,47 @@ function parseInput(route: AdminRoute, req: Request) {
   return { params: params.data, body: body.data, expectedRevision: ifMatch.expectedRevision };
 }
 
+/** What the admin router runs on: the routes' dependencies and the receiver of uploaded files. */
+export interface AdminRouterDeps extends AdminDeps {
+  uploads: UploadReceiver;
+}
+
+/**
+ * A route's body: JSON; and for a route with upload fields also a file, as the body or in a multipart form,
+ * which is stored and becomes its field's ref in the body the route's schema parses (src/uploads/).
+ */
+function requestBody(route: AdminRoute, uploads: UploadReceiver): RequestHandler {
+  const json = jsonBody();
+  const fields = route.uploads;
+  if (!fields) return json;
+  return (req, res, next) => {
+    const fileName = typeof req.query.file_name === 'string' ? req.query.file_name : undefined;
+    if (!hasBody(req) || req.is('application/json')) {
+      if (fileName === undefined) json(req, res, next);
+      else next(new ValidationFailed({ 'query.file_name': 'names a file sent as the body; send it with the file' }));
+      return;
+    }
+    uploads
+      .receive(req, res, fields, { ...(route.body ? { bodySchema: route.body } : {}), ...(fileName === undefined ? {} : { fileName }) })
+      .then((body) => {
+        req.body = body;
+        next();
+      }, next);
+  };
+}
+
 /**
  * `/admin/v1`: every AdminRoute with its input parsed by the route's strict schemas (all problems reported
  * at once as 422 VALIDATION_FAILED), `If-Match` as the expected revision, and `{ data, meta }` with
  * `ETag: "<revision>"` out. Authentication is mounted in front of it (src/http/app.ts).
  */
-export function createAdminRouter(routes: readonly AdminRoute[], deps: AdminDeps): Router {
+export function createAdminRouter(routes: readonly AdminRoute[], deps: AdminRouterDeps): Router {
   const router = Router();
-  router.use(jsonBody());
+  const { uploads, ...routeDeps } = deps;
   for (const route of routes) {
-    router[route.method](route.path, async (req, res) => {
+    router[route.method](route.path, requestBody(route, uploads), async (req, res) => {
       const input = parseInput(route, req);
-      const result = await route.handle({ ...input, actor: ADMIN_ACTOR }, deps);
+      const result = await route.handle({ ...input, actor: ADMIN_ACTOR }, routeDeps);
       sendData(res, result.data, {
         status: route.successStatus,
         ...(result.revision === undefined ? {} : { etag: `"${result.revision}"` }),

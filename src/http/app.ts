@@ -8,6 +8,7 @@ import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../logger.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import type { StoredFiles } from '../catalogue/storedFiles.js';
+import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import { adminAuth } from './adminAuth.js';
 import { apiAuth, type RequestCheck } from './apiAuth.js';
 import { adminOpenApiYaml } from './adminOpenApi.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   clock: () => Date;
   /** What the blob store holds, for admin commands that name stored files. */
   storedFiles: StoredFiles;
+  /** Stores files uploaded through the admin API (src/uploads/). */
+  uploads: UploadReceiver;
   logger: Logger;
   /** Request-signing nonces (Redis when REDIS_URL is set, so every replica sees every nonce). */
   nonceStore: NonceStore;
@@ -116,6 +119,7 @@ function adminRouter(deps: AppDeps): Router {
       readStore: deps.readStore,
       clock: deps.clock,
       storedFiles: deps.storedFiles,
+      uploads: deps.uploads,
       ...(deps.pendingUsage ? { pendingUsage: deps.pendingUsage } : {}),
     }),
   );

@@ -6,7 +6,8 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true, type: 'application/json' });
 
-function hasBody(req: Request): boolean {
+/** A request that sends a body, of whatever length (chunked or with a Content-Length over 0). */
+export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 

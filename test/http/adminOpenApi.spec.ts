@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { noStoredFiles } from '../../src/catalogue/storedFiles.js';
 import { adminRoutes, createAdminRouter } from '../../src/http/adminRouter.js';
+import type { UploadReceiver } from '../../src/uploads/uploadReceiver.js';
 import { request } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -57,11 +58,13 @@ describe('GET /admin/openapi.yaml', () => {
   });
 
   it('when compared with the admin router, then it documents exactly the operations the router serves', () => {
+    const uploads: UploadReceiver = { receive: () => Promise.reject(new Error('no upload is sent')) };
     const router = createAdminRouter(adminRoutes, {
       eventStore: app.eventStore,
       readStore: app.readStore,
       clock: () => new Date(),
       storedFiles: noStoredFiles,
+      uploads,
     });
     const served = servedOperations(router);
     expect(served.length).toBeGreaterThan(0);

@@ -38,8 +38,24 @@ describe('loadConfig', () => {
       evaluationRequestLimit: 5000,
       rateLimits: 'on',
       httpServer: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000 },
+      uploadLimits: { image: 25 * 1024 * 1024, document: 50 * 1024 * 1024, video: 500 * 1024 * 1024 },
+      mediaPregenerate: false,
       mode: 'embedded',
     });
+  });
+
+  it('when upload limits and MEDIA_PREGENERATE are set, then they are parsed; a bad value names its variable', () => {
+    expect(
+      loadConfig({
+        UPLOAD_MAX_IMAGE_BYTES: '1000',
+        UPLOAD_MAX_DOCUMENT_BYTES: '2000',
+        UPLOAD_MAX_VIDEO_BYTES: '3000',
+        MEDIA_PREGENERATE: 'on',
+      }),
+    ).toMatchObject({ uploadLimits: { image: 1000, document: 2000, video: 3000 }, mediaPregenerate: true });
+    expect(
+      Object.keys(problemsOf({ UPLOAD_MAX_IMAGE_BYTES: '0', UPLOAD_MAX_VIDEO_BYTES: '25MB', MEDIA_PREGENERATE: 'yes' })).sort(),
+    ).toEqual(['MEDIA_PREGENERATE', 'UPLOAD_MAX_IMAGE_BYTES', 'UPLOAD_MAX_VIDEO_BYTES']);
   });
 
   it('when values are set, then they are parsed; empty values count as unset; unknown variables are ignored', () => {

@@ -27,9 +27,10 @@ const FILES_OF_A_FIRST_START = [
   'readmodels.sqlite',
   'readmodels.sqlite-shm',
   'readmodels.sqlite-wal',
+  'uploads',
 ];
 /** Folders are owner-only too, and keep their search permission. */
-const privateModeOf = (name: string): string => (name === '.' || name === 'blobs' ? '700' : '600');
+const privateModeOf = (name: string): string => (['.', 'blobs', 'uploads'].includes(name) ? '700' : '600');
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -51,6 +51,7 @@ import {
 } from '../../catalogue/project.js';
 import { loadAggregate } from '../../domain/commandHandler.js';
 import { NotFound } from '../../domain/errors.js';
+import type { UploadField } from '../../uploads/uploadKinds.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { noParams, pathId } from './adminSchemas.js';
 
@@ -122,6 +123,8 @@ interface ProjectCommandRoute<Params extends z.ZodType<{ projectId: number }>, B
   summary: string;
   params: Params;
   body?: Body;
+  /** Body fields that also take the file itself (see AdminRoute.uploads). */
+  uploads?: readonly UploadField[];
   successStatus?: 200 | 201;
   /** Purposes of ids the command needs allocated (new collection items). */
   allocate?: Array<'floorPlan' | 'paymentPlan' | 'media'>;
@@ -145,6 +148,7 @@ function projectCommand<Params extends z.ZodType<{ projectId: number }>, Body ex
     tag: TAG,
     params: route.params,
     ...(route.body ? { body: route.body } : {}),
+    ...(route.uploads ? { uploads: route.uploads } : {}),
     successStatus: route.successStatus ?? 200,
     response: projectResponseSchema,
     async handle({ params, body, expectedRevision, actor }, deps) {
@@ -201,6 +205,7 @@ function listRoute<Body extends z.ZodType>(
   label: string,
   body: Body,
   slice: ProjectSlice<z.infer<Body>>,
+  uploads?: readonly UploadField[],
 ): AdminRoute<typeof projectParams, Body> {
   return projectCommand({
     method: 'put',
@@ -209,6 +214,7 @@ function listRoute<Body extends z.ZodType>(
     summary: `Replace the project's ${label} (the whole list, in display order)`,
     params: projectParams,
     body,
+    ...(uploads ? { uploads } : {}),
     command: (_params, list) => list,
     slice,
   });
@@ -273,6 +279,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Add a floor plan (its id is allocated by the service)',
     params: projectParams,
     body: addFloorPlan.addFloorPlanSchema,
+    uploads: [{ field: 'image', kind: 'image' }],
     successStatus: 201,
     allocate: ['floorPlan'],
     command: (_params, body) => body,
@@ -295,6 +302,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: "Replace a floor plan's picture (image-only: not reported by the change feed)",
     params: floorPlanParams,
     body: replaceFloorPlanImage.replaceFloorPlanImageSchema.omit({ floor_plan_id: true }),
+    uploads: [{ field: 'image', kind: 'image' }],
     command: (params, body) => ({ ...body, floor_plan_id: params.floorPlanId }),
     slice: replaceFloorPlanImage,
   }),
@@ -347,6 +355,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Add a gallery picture (its media id, used in image addresses, is allocated by the service)',
     params: projectParams,
     body: addGalleryPicture.addGalleryPictureSchema,
+    uploads: [{ field: 'image', kind: 'image' }],
     successStatus: 201,
     allocate: ['media'],
     command: (_params, body) => body,
@@ -369,6 +378,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: 'Replace a gallery picture, keeping its media id (image-only: not reported by the change feed)',
     params: galleryParams,
     body: replaceGalleryPicture.replaceGalleryPictureSchema.omit({ media_id: true }),
+    uploads: [{ field: 'image', kind: 'image' }],
     command: (params, body) => ({ ...body, media_id: params.mediaId }),
     slice: replaceGalleryPicture,
   }),
@@ -388,6 +398,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: "Attach the project's master plan document (a PDF; replaces any earlier one)",
     params: projectParams,
     body: attachMasterPlanDocument.attachMasterPlanDocumentSchema,
+    uploads: [{ field: '', kind: 'document' }],
     command: (_params, body) => body,
     slice: attachMasterPlanDocument,
   }),
@@ -408,6 +419,10 @@ export const projectRoutes: AdminRoute[] = [
     summary: "Set the project's video (an external address or a stored file, at most one of them)",
     params: projectParams,
     body: setVideo.setVideoSchema,
+    uploads: [
+      { field: 'file', kind: 'video' },
+      { field: 'thumbnail', kind: 'image' },
+    ],
     command: (_params, body) => body,
     slice: setVideo,
   }),
@@ -426,7 +441,9 @@ export const projectRoutes: AdminRoute[] = [
   listRoute('payment-methods', 'setPaymentMethods', 'payment methods', setPaymentMethods.setPaymentMethodsSchema, setPaymentMethods),
   listRoute('faqs', 'setFaqs', 'FAQs', setFaqs.setFaqsSchema, setFaqs),
   listRoute('virtual-tours', 'setVirtualTours', 'virtual tours', setVirtualTours.setVirtualToursSchema, setVirtualTours),
-  listRoute('floor-plates', 'setFloorPlates', 'floor plates', setFloorPlates.setFloorPlatesSchema, setFloorPlates),
+  listRoute('floor-plates', 'setFloorPlates', 'floor plates', setFloorPlates.setFloorPlatesSchema, setFloorPlates, [
+    { field: 'items.*.image', kind: 'image' },
+  ]),
   listRoute('related-projects', 'setRelatedProjects', 'related projects', setRelatedProjects.setRelatedProjectsSchema, setRelatedProjects),
 
   projectCommand({
@@ -436,6 +453,7 @@ export const projectRoutes: AdminRoute[] = [
     summary: "Attach the project's brochure (a PDF; replaces any earlier one)",
     params: projectParams,
     body: attachBrochure.attachBrochureSchema,
+    uploads: [{ field: '', kind: 'document' }],
     command: (_params, body) => body,
     slice: attachBrochure,
   }),

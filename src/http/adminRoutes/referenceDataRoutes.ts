@@ -27,6 +27,7 @@ import { loadAggregate, type CommandResult } from '../../domain/commandHandler.j
 import type { Aggregate } from '../../domain/decider.js';
 import { NotFound } from '../../domain/errors.js';
 import type { DomainEvent } from '../../eventStore/eventStore.js';
+import type { UploadField } from '../../uploads/uploadKinds.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { noParams } from './adminSchemas.js';
 
@@ -73,7 +74,7 @@ const answer = <Entity extends object>(result: CommandResult<Entity | null, unkn
 
 function createRoute<Key extends string, Entity extends object, Event extends DomainEvent, Body extends z.ZodType>(
   resource: Resource<Key, Entity, Event>,
-  command: { body: Body; slice: Slice<z.infer<Body>, Entity, Event> },
+  command: { body: Body; slice: Slice<z.infer<Body>, Entity, Event>; uploads?: readonly UploadField[] },
 ): AdminRoute<typeof noParams, Body> {
   return {
     method: 'post',
@@ -83,6 +84,7 @@ function createRoute<Key extends string, Entity extends object, Event extends Do
     tag: resource.tag,
     params: noParams,
     body: command.body,
+    ...(command.uploads ? { uploads: command.uploads } : {}),
     successStatus: 201,
     response: resource.response,
     async handle({ body, actor }, deps: AdminDeps) {
@@ -125,6 +127,7 @@ function updateRoute<Key extends string, Entity extends object, Event extends Do
     operationId: string;
     summary: string;
     body?: Body;
+    uploads?: readonly UploadField[];
     slice: Slice<z.infer<Body>, Entity, Event>;
   },
 ): AdminRoute<IdParams<Key>, Body> {
@@ -136,6 +139,7 @@ function updateRoute<Key extends string, Entity extends object, Event extends Do
     tag: resource.tag,
     params: resource.params,
     ...(command.body ? { body: command.body } : {}),
+    ...(command.uploads ? { uploads: command.uploads } : {}),
     successStatus: 200,
     response: resource.response,
     async handle({ params, body, expectedRevision, actor }, deps) {
@@ -233,6 +237,9 @@ const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
   response: createUnitType.createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' }),
 };
 
+const communityBanner: readonly UploadField[] = [{ field: 'banner', kind: 'image' }];
+const developerLogo: readonly UploadField[] = [{ field: 'logo', kind: 'image' }];
+
 /** Admin operations on the editor-managed reference data: states, communities, sub-communities, developers, unit types. */
 export const referenceDataRoutes: AdminRoute[] = [
   createRoute(stateResource, { body: createState.createStateSchema, slice: createState }),
@@ -246,13 +253,14 @@ export const referenceDataRoutes: AdminRoute[] = [
   }),
   ...publicationRoutes(stateResource, { publish: publishState.decide, unpublish: unpublishState.decide }),
 
-  createRoute(communityResource, { body: createCommunity.createCommunitySchema, slice: createCommunity }),
+  createRoute(communityResource, { body: createCommunity.createCommunitySchema, slice: createCommunity, uploads: communityBanner }),
   readRoute(communityResource),
   updateRoute(communityResource, {
     method: 'patch',
     operationId: 'reviseCommunity',
     summary: 'Revise some fields of a community',
     body: reviseCommunity.reviseCommunitySchema,
+    uploads: communityBanner,
     slice: reviseCommunity,
   }),
   ...publicationRoutes(communityResource, { publish: publishCommunity.decide, unpublish: unpublishCommunity.decide }),
@@ -268,13 +276,14 @@ export const referenceDataRoutes: AdminRoute[] = [
   }),
   ...publicationRoutes(subCommunityResource, { publish: publishSubCommunity.decide, unpublish: unpublishSubCommunity.decide }),
 
-  createRoute(developerResource, { body: createDeveloper.createDeveloperSchema, slice: createDeveloper }),
+  createRoute(developerResource, { body: createDeveloper.createDeveloperSchema, slice: createDeveloper, uploads: developerLogo }),
   readRoute(developerResource),
   updateRoute(developerResource, {
     method: 'patch',
     operationId: 'reviseDeveloper',
     summary: 'Revise some fields of a developer',
     body: reviseDeveloper.reviseDeveloperSchema,
+    uploads: developerLogo,
     slice: reviseDeveloper,
   }),
   ...publicationRoutes(developerResource, { publish: publishDeveloper.decide, unpublish: unpublishDeveloper.decide }),

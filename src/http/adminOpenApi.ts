@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { createDocument, type ZodOpenApiContentObject, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { stringify } from 'yaml';
+import { ACCEPTED_TYPES, type UploadField } from '../uploads/uploadKinds.js';
 import type { AdminRoute } from './adminRoute.js';
 import { JSON_BODY_LIMIT_BYTES } from './jsonBody.js';
 import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from './openApiCommon.js';
@@ -57,7 +58,81 @@ const ERROR_RESPONSES = {
     ['UNSUPPORTED_MEDIA_TYPE'],
     'UNSUPPORTED_MEDIA_TYPE.',
   ),
+  uploadTooLarge: errorResponse(
+    'UploadTooLarge',
+    `A JSON body over ${JSON_BODY_LIMIT_BYTES} bytes, or a file over the limit of its kind (UPLOAD_MAX_IMAGE_BYTES, UPLOAD_MAX_DOCUMENT_BYTES, UPLOAD_MAX_VIDEO_BYTES); nothing was stored.`,
+    ['PAYLOAD_TOO_LARGE'],
+    'PAYLOAD_TOO_LARGE: `details.limit_bytes`, and `details.field` for a file. Answered as soon as the limit is passed (at once when Content-Length says so), with `Connection: close`.',
+  ),
+  uploadUnsupportedMediaType: errorResponse(
+    'UploadUnsupportedMediaType',
+    'The body is neither JSON, multipart/form-data nor a file type this operation takes, or a file part is of a type its field does not take.',
+    ['UNSUPPORTED_MEDIA_TYPE'],
+    'UNSUPPORTED_MEDIA_TYPE: `details.field` and the types it takes in `details.accepted_types`.',
+  ),
+  uploadUnprocessable: errorResponse(
+    'UploadValidationFailed',
+    'The request is not valid, or a file is not what it is declared to be; nothing was appended.',
+    ['VALIDATION_FAILED', 'FILE_CONTENT_MISMATCH', 'FILE_CORRUPT'],
+    'VALIDATION_FAILED: as for every operation; a stored-file ref sent as JSON must name a stored file with its facts (`body.<field>.key` names no stored file, ' +
+      '`body.<field>.size_bytes` and the others differ from it). FILE_CONTENT_MISMATCH: the bytes (magic numbers) are not the declared Content-Type ' +
+      '(`details.field`, `details.content_type`, `details.detected_type`). FILE_CORRUPT: a picture that does not decode to its end (`details.field`).',
+  ),
 };
+
+const fileNameParameter = z.string().optional().meta({
+  description:
+    'The file name to record for a file sent as the body (else Content-Disposition `filename`/`filename*`, else e.g. `image.jpg`); folders, control characters and bidirectional overrides are dropped, and it is cut to 255 characters.',
+});
+
+const binaryFile = (contentMediaType: string, description: string) => ({ type: 'string' as const, contentMediaType, description });
+const fieldName = (field: UploadField) => field.field || 'the whole body';
+
+/**
+ * A route that takes files: JSON (refs naming stored files) as before, each of the field's file types as the
+ * raw body, and multipart/form-data with the file as a part and the other fields as form fields.
+ */
+function uploadContent(route: AdminRoute, fields: readonly UploadField[]): ZodOpenApiContentObject {
+  const raw = fields.filter((field) => !field.field.includes('*'));
+  const rawContent = Object.fromEntries(
+    raw.flatMap((field) =>
+      ACCEPTED_TYPES[field.kind].map((type) => [
+        type,
+        {
+          schema: binaryFile(
+            type,
+            `The file itself, stored and recorded as ${fieldName(field)}: key (SHA-256), size and, for a picture, width and height are read from it.`,
+          ),
+        },
+      ]),
+    ),
+  );
+  const partOf = (field: UploadField) =>
+    binaryFile('application/octet-stream', `The file for ${fieldName(field)}: ${ACCEPTED_TYPES[field.kind].join(', ')}.`);
+  // The first field's part is named `file`; the others' by their field.
+  const namedParts = raw.map((field, index) => [index === 0 && field === fields[0] ? 'file' : field.field, field] as const);
+  const patternProperties = Object.fromEntries(
+    fields
+      .filter((field) => field.field.includes('*'))
+      .map((field) => [`^${field.field.replaceAll('.', '\\.').replaceAll('*', '(0|[1-9][0-9]*)')}$`, partOf(field)]),
+  );
+  return {
+    'application/json': { schema: route.body! },
+    'multipart/form-data': {
+      // Each part's own Content-Type must be one its field takes.
+      encoding: Object.fromEntries(namedParts.map(([name, field]) => [name, { contentType: ACCEPTED_TYPES[field.kind].join(', ') }])),
+      schema: {
+        type: 'object',
+        description:
+          'The files as parts (with a filename; their Content-Type is checked against their bytes), and the other fields of the JSON body as form fields: read as JSON where the field takes the JSON value (numbers, booleans, null, lists, objects), as text otherwise.',
+        properties: Object.fromEntries(namedParts.map(([name, field]) => [name, partOf(field)])),
+        ...(Object.keys(patternProperties).length > 0 ? { patternProperties } : {}),
+        ...(namedParts[0]?.[0] === 'file' ? { required: ['file'] } : {}),
+      },
+    },
+    ...rawContent,
+  };
+}
 
 const takesIfMatch = (route: AdminRoute) => route.method !== 'get' && route.path.includes(':');
 
@@ -70,8 +145,19 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
-    requestParams: { path: route.params as z.ZodObject, header: headers },
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    requestParams: {
+      path: route.params as z.ZodObject,
+      header: headers,
+      ...(route.uploads ? { query: z.object({ file_name: fileNameParameter }) } : {}),
+    },
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: route.uploads ? uploadContent(route, route.uploads) : { 'application/json': { schema: route.body } },
+          },
+        }
+      : {}),
     responses: {
       [String(route.successStatus)]: {
         description: route.successStatus === 201 ? 'Created.' : 'OK.',
@@ -81,8 +167,12 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
       '401': ERROR_RESPONSES.unauthenticated,
       ...(route.path.includes(':') ? { '404': ERROR_RESPONSES.notFound } : {}),
       ...(route.method === 'get' ? {} : { '409': ERROR_RESPONSES.conflict }),
-      ...(route.body ? { '413': ERROR_RESPONSES.payloadTooLarge, '415': ERROR_RESPONSES.unsupportedMediaType } : {}),
-      '422': ERROR_RESPONSES.unprocessable,
+      ...(route.uploads
+        ? { '413': ERROR_RESPONSES.uploadTooLarge, '415': ERROR_RESPONSES.uploadUnsupportedMediaType }
+        : route.body
+          ? { '413': ERROR_RESPONSES.payloadTooLarge, '415': ERROR_RESPONSES.unsupportedMediaType }
+          : {}),
+      '422': route.uploads ? ERROR_RESPONSES.uploadUnprocessable : ERROR_RESPONSES.unprocessable,
     },
   };
 }
@@ -94,6 +184,7 @@ const DESCRIPTION = `Editor-facing commands and write-side reads of the property
 - All or nothing: a refused command writes nothing, not even an id allocation. Only one that loses a race to a concurrent command partway can leave a write behind: an id claimed but never used (a slug taken or the resource changed meanwhile; so ids can have gaps), or the first of the two streams a key rotation or a plan change taking effect writes to (the rotation's successor key is revoked again; repeating the plan change finishes it).
 - Concurrency: responses carry \`ETag: "<revision>"\`; send it as \`If-Match\` on an edit to refuse it (409 CONFLICT) when someone else changed the resource meanwhile. \`If-Match: *\` or none = no precondition beyond the server's own read-then-write check.
 - Validation: every input is parsed by strict schemas; unknown fields are refused; 422 VALIDATION_FAILED lists every problem in \`details.fields\`. Malformed JSON is 422 VALIDATION_FAILED naming \`body\` (one validation shape for clients), a non-JSON body 415, a body over 1 MB 413.
+- Files: an operation that records a picture, a PDF or a video (gallery, floor plans, floor plates, developer logo, community banner, master plan document, brochure, video and its thumbnail) also takes the file itself, as the raw body (\`Content-Type: image/jpeg|png|webp\`, \`application/pdf\`, \`video/mp4|webm|quicktime\`; \`?file_name=\` or Content-Disposition names it) or as multipart/form-data (a \`file\` part, or parts named by their field, plus the other fields as form fields). The bytes are streamed to a staging file, limited per kind (413), sniffed (a declared type the field does not take is 415; bytes that are not the declared type 422 FILE_CONTENT_MISMATCH; a picture that does not decode 422 FILE_CORRUPT), and stored under their SHA-256 before the command runs; the field then holds the stored-file ref (key = SHA-256, size, and a picture's width and height as displayed, all read from the file). A ref sent as JSON must name a stored file with the same facts (422 otherwise), unless the resource already records that very ref.
 - A path asked with a method it does not serve answers 405 METHOD_NOT_ALLOWED with Allow; unknown paths 404 NOT_FOUND.`;
 
 /** The OpenAPI 3.1 document of the admin API, generated from the same route table and schemas the router uses. */

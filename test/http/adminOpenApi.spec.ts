@@ -103,6 +103,36 @@ describe('GET /admin/openapi.yaml', () => {
     expect(createHeaders).not.toContain('If-Match');
   });
 
+  it('when an operation that records a file is read, then it takes JSON, the raw file and multipart, and names the upload refusals', () => {
+    const add = document.paths['/projects/{projectId}/gallery'].post;
+    expect(Object.keys(add.requestBody.content)).toEqual([
+      'application/json',
+      'multipart/form-data',
+      'image/jpeg',
+      'image/png',
+      'image/webp',
+    ]);
+    expect(add.requestBody.content['multipart/form-data'].schema).toMatchObject({
+      properties: { file: { type: 'string' } },
+      required: ['file'],
+    });
+    expect(add.parameters.map((parameter: unknown) => resolve(document, parameter))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: 'query', name: 'file_name' })]),
+    );
+    const codes = (status: string) =>
+      resolve(document, resolve(document, add.responses[status]).content['application/json'].schema).properties.error.properties.code.enum;
+    expect(codes('413')).toEqual(['PAYLOAD_TOO_LARGE']);
+    expect(codes('415')).toEqual(['UNSUPPORTED_MEDIA_TYPE']);
+    expect(codes('422')).toEqual(['VALIDATION_FAILED', 'FILE_CONTENT_MISMATCH', 'FILE_CORRUPT']);
+
+    const plates = document.paths['/projects/{projectId}/floor-plates'].put.requestBody.content;
+    expect(Object.keys(plates)).toEqual(['application/json', 'multipart/form-data']);
+    expect(Object.keys(plates['multipart/form-data'].schema.patternProperties)).toEqual(['^items\\.(0|[1-9][0-9]*)\\.image$']);
+    const video = document.paths['/projects/{projectId}/video'].put.requestBody.content;
+    expect(Object.keys(video['multipart/form-data'].schema.properties).sort()).toEqual(['file', 'thumbnail']);
+    expect(Object.keys(video)).toEqual(expect.arrayContaining(['video/mp4', 'image/jpeg']));
+  });
+
   it('when security is read, then every operation needs the admin bearer token', () => {
     expect(document.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.security).toEqual([{ adminToken: [] }]);

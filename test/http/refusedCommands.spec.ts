@@ -145,6 +145,7 @@ const acceptedBodies: Record<string, (world: World) => unknown> = {
   reviseClient: () => ({ name: 'Marina Homes LLC' }),
   changeClientStatus: () => ({ status: 'suspended' }),
   setClientControls: () => ({ request_signing: true, environments: { live: noEnvironmentControls, test: noEnvironmentControls } }),
+  setClientAccountToken: () => ({ account_token: 'creek-realty' }),
   setClientRestriction: (world) => ({ restriction: { states: [{ state_id: world.stateId, community_ids: [] }] } }),
   startEvaluation: () => ({}),
   pauseEvaluation: () => ({}),

@@ -528,6 +528,13 @@ const refusalsByRule: Refusal[] = [
     body: (w) => ({ restriction: { states: [{ state_id: w.stateId, community_ids: [w.otherCommunityId] }] } }),
     ...VALIDATION_FAILED,
   },
+  {
+    operationId: 'setClientAccountToken',
+    when: "another client's token",
+    body: () => ({ account_token: 'creek-agency' }),
+    status: 409,
+    code: 'ACCOUNT_TOKEN_TAKEN',
+  },
   { operationId: 'startEvaluation', when: 'a catalogue with too few published projects to sample', body: () => ({}), ...CONFLICT },
   { operationId: 'pauseEvaluation', when: 'a client that is not in Evaluation Mode', body: () => ({}), ...CONFLICT },
   {
@@ -661,6 +668,7 @@ describe('refused admin commands', () => {
 
     const clientId = (await accepted('POST', '/clients', { name: 'Marina Homes', plan: 'basic' })).id;
     const otherClientId = (await accepted('POST', '/clients', { name: 'Creek Agency', plan: 'basic' })).id;
+    await accepted('PUT', `/clients/${otherClientId}/account-token`, { account_token: 'creek-agency' });
     const keys = `/clients/${clientId}/keys`;
     const keyId = (await accepted('POST', keys, { environment: 'test' })).id;
     const revokedKeyId = (await accepted('POST', keys, { environment: 'test' })).id;

@@ -1,8 +1,10 @@
 import { pipeline } from 'node:stream';
 import type { Request, Response } from 'express';
+import { z } from 'zod';
 import type { BlobInfo, BlobStore, ByteRange } from '../src/blobStore/blobStore.js';
 import type { ApiError } from '../src/domain/errors.js';
 import { ApiErrorWithHeaders } from '../src/http/httpErrors.js';
+import { errorResponse } from '../src/http/openApiCommon.js';
 import { requestContextOf } from '../src/http/requestContext.js';
 import { ifNoneMatchMatches } from '../src/http/responses.js';
 
@@ -18,6 +20,15 @@ export class RangeNotSatisfiable extends ApiErrorWithHeaders {
     );
   }
 }
+
+/** The 416 of every route that sends blobs, as /v1/openapi.yaml describes it (one component for all). */
+export const rangeNotSatisfiableResponse = errorResponse(
+  'RangeNotSatisfiable',
+  'The one range asked for starts past the end of the file.',
+  ['RANGE_NOT_SATISFIABLE'],
+  'RANGE_NOT_SATISFIABLE: details.size_bytes is the size of the file.',
+  { 'Content-Range': z.string().meta({ description: '`bytes */<size>`.', header: { id: 'UnsatisfiedContentRange' } }) },
+);
 
 export interface BlobResponse {
   info: BlobInfo;

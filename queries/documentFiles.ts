@@ -6,7 +6,7 @@ import { SHA256_PATTERN, type BlobStore } from '../src/blobStore/blobStore.js';
 import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
 import { errorResponse, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
-import { sendBlob } from './blobResponses.js';
+import { rangeNotSatisfiableResponse, sendBlob } from './blobResponses.js';
 import {
   DOCUMENT_KINDS,
   externalDocumentPath,
@@ -153,14 +153,6 @@ const fileUnavailableResponse = errorResponse(
   'VIDEO_NOT_AVAILABLE for a video file, DOCUMENT_UNAVAILABLE for any other document.',
 );
 
-const rangeNotSatisfiable = errorResponse(
-  'RangeNotSatisfiable',
-  'The one range asked for starts past the end of the file.',
-  ['RANGE_NOT_SATISFIABLE'],
-  'RANGE_NOT_SATISFIABLE: details.size_bytes is the size of the file.',
-  { 'Content-Range': header('UnsatisfiedContentRange', '`bytes */<size>`.') },
-);
-
 const fileHeaders = {
   'X-Request-Id': requestIdHeader,
   'Content-Type': header('DocumentContentType', 'As stored: application/pdf, video/mp4, ...'),
@@ -196,7 +188,7 @@ const fileResponses: Record<string, ZodOpenApiResponseObject> = {
   },
   '403': linkRefused,
   '404': fileUnavailableResponse,
-  '416': rangeNotSatisfiable,
+  '416': rangeNotSatisfiableResponse,
 };
 
 const fileRequestHeaders = linkParams.header.extend({

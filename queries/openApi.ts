@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
 import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
+import { mediaFilesPaths } from './mediaFiles.js';
 import type { QueryRoute } from './queryRoute.js';
 
 const accessModeHeader = z.enum(['commercial', 'evaluation']).meta({
@@ -238,7 +239,7 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Pagination: \`page\` defaults to 1, \`per_page\` to 20 (maximum 100). \`per_page\` over 100, more than 100 \`ids\`, duplicate ids, an unknown parameter, a bad type or enum value answer 422 VALIDATION_FAILED naming each parameter in \`details.fields\`; nothing is silently ignored or clamped.
 - \`{id-or-slug}\` accepts a numeric id or a slug (slugs always contain a letter).
 - Not found: 404 NOT_FOUND, the same whether a record is missing, unpublished or outside the caller's access.
-- Evaluation Mode: before commercial activation an account uses test keys only (a live key gets 403 EVALUATION_TEST_ONLY) and sees a frozen sample of 50 to 100 published projects, fixed when evaluation started, with the developers, states, communities and sub-communities they name; everything else is unavailable exactly as under a restriction. Media holds 400-pixel previews only and no master-plan document; \`/video\` and \`/brochure\` answer 403 EVALUATION_PREVIEW_ONLY; a paused evaluation answers 403 EVALUATION_ACCESS_PAUSED (staff may pause it; the request past the safety threshold of requests per evaluation pauses it for good). Responses carry \`X-Access-Mode\` (evaluation or commercial) and \`X-Sandbox\` (true for test keys).
+- Evaluation Mode: before commercial activation an account uses test keys only (a live key gets 403 EVALUATION_TEST_ONLY) and sees a frozen sample of 50 to 100 published projects, fixed when evaluation started, with the developers, states, communities and sub-communities they name; everything else is unavailable exactly as under a restriction. Media holds 400-pixel previews only and no master-plan document (image addresses are public, so the other widths and the original of a sample picture stay reachable by address); \`/video\` and \`/brochure\` answer 403 EVALUATION_PREVIEW_ONLY; a paused evaluation answers 403 EVALUATION_ACCESS_PAUSED (staff may pause it; the request past the safety threshold of requests per evaluation pauses it for good). Responses carry \`X-Access-Mode\` (evaluation or commercial) and \`X-Sandbox\` (true for test keys).
 - Plan field access: a plan may expose only some of the detail-only project fields (overview, description, master_plan, property_no, license_no, project_types, video_description, map_embed_html, down_payment_percent, service_charges); the others are null in the single detail and in \`view=detail\` batches. Premium resources follow the plan's entitlements (403 ENTITLEMENT_REQUIRED), in single endpoints and the related-resource batch alike.
 - Limits: each keyed request is checked once its cost is known, in the order burst, per minute (rolling), daily and monthly (calendar, Asia/Dhaka, UTC+6); 429 BURST_LIMIT_EXCEEDED, PER_MINUTE_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED or MONTHLY_LIMIT_EXCEEDED with Retry-After and \`success: false\` consumes nothing. Every such response carries RateLimit-Limit/Remaining and, where a cap applies, X-Quota-Daily-*/X-Quota-Monthly-*. A weighted batch costs its X-Quota-Units; a 304 costs no quota but counts toward the rate limits; test keys have their own daily allowance and no monthly one. With overage (plan option), requests past the monthly allowance succeed with X-Quota-Overage and X-Quota-Overage-Price-Per-Request.
 - Catalogue restriction: a restricted client sees only its assigned states; a state granted without communities includes all its communities, listed communities narrow it to them. Projects (by community), communities, sub-communities and states outside are 404, left out of lists (and their totals), of \`/projects/changes\`, related projects and batches (\`meta.omitted_project_ids\`). Developers are not restricted.
@@ -247,6 +248,7 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Request signing (enterprise clients that have it enabled; other clients' signing headers are ignored): send \`X-API-Timestamp\` (Unix seconds), \`X-API-Nonce\` (16 to 128 printable ASCII characters without spaces, single-use) and \`X-API-Signature: v1=<hex>\`, the HMAC-SHA256, keyed with the API key, of five lines joined by \`\\n\`: the timestamp and nonce as sent, the uppercase method, the request target exactly as sent (path and query, with /v1, no decoding or reordering) and the SHA-256 hex of the body (of the empty string for GET and HEAD, the only methods /v1 serves). The timestamp window is 300 seconds either side of the server time by default (the edge included; SIGNATURE_EXPIRED's \`details.window_seconds\` gives the one in force). Checked in this order, each failing with 401: all three headers present (SIGNATURE_REQUIRED), well formed (SIGNATURE_INVALID), timestamp within the window (SIGNATURE_EXPIRED), signature matching (SIGNATURE_INVALID), nonce not used by the client within twice the window (NONCE_REUSED). A request whose signature does not match does not use up its nonce. Signing is checked after the 403 refusals and the domain and IP controls above.
 - Scopes and entitlements: a missing scope answers 403 INSUFFICIENT_SCOPE (\`details.missing_scopes\`), a missing plan entitlement 403 ENTITLEMENT_REQUIRED (\`details.missing_entitlements\`).
 - Conditional requests: every successful GET carries a strong ETag over its payload; If-None-Match (strong or weak validators, lists, \`*\`; weak comparison per RFC 9110) answers 304 with an empty body.
+- Image addresses (\`/media/{media_id}/{key}{suffix}\`, and \`/media/c/{account_token}/...\` for accounts given a token) need no key and count toward no limit. The key is the picture's SHA-256, so an exact address never changes (\`Cache-Control: public, max-age=31536000, immutable\`); a replaced picture gets a new key, and its earlier addresses answer 307 to the current one with \`Cache-Control: public, max-age=300\`.
 - Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire: an altered link (path, expiry, signature, parameters) answers 403 LINK_INVALID, a genuine one past its expiry 403 LINK_EXPIRED (ask the API again for a new link; a link cannot be extended), and a file that cannot be located 404 DOCUMENT_UNAVAILABLE (VIDEO_NOT_AVAILABLE for a video).
 - Within v1 fields and endpoints may be added; clients must ignore unknown JSON fields.`;
 
@@ -284,13 +286,13 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
     },
   };
   for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = operationOf(route);
-  Object.assign(paths, documentFilesPaths);
+  Object.assign(paths, mediaFilesPaths, documentFilesPaths);
   return createDocument({
     openapi: '3.1.0',
     info: { title: 'Commercial Property Catalogue API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: '/v1', description: '{base_url}' }],
     security: [{ apiKey: [] }],
-    tags: [...new Set(['Service', ...routes.map((route) => route.tag), 'Documents'])].map((name) => ({ name })),
+    tags: [...new Set(['Service', ...routes.map((route) => route.tag), 'Images', 'Documents'])].map((name) => ({ name })),
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } },
     },

@@ -1,7 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
 import {
   appendEvents,
@@ -15,6 +18,7 @@ import {
   referenceCatalogue,
   type StreamEvent,
 } from '../support/catalogueEvents.js';
+import { request } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { cameraJpeg, imageRefOf, smallPng, storePicture, type Picture } from './pictures.js';
 
@@ -288,5 +292,70 @@ describe('image addresses', () => {
     const answer = await get(`/media/101/${cameraKey}.webp`, { method: 'POST' });
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('when each kind of answer is compared with /v1/openapi.yaml, then its status, type, headers and error body are documented', async () => {
+    const contract = parse((await request(app.baseUrl, '/v1/openapi.yaml')).body as string);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(contract, 'openapi');
+    const resolved = (node: { $ref?: string }) =>
+      node.$ref === undefined
+        ? node
+        : node.$ref
+            .slice(2)
+            .split('/')
+            .reduce((parent: any, name) => parent[name], contract);
+    const expectDocumented = (path: string, method: 'get' | 'head', answer: Fetched) => {
+      const node = contract.paths[path][method].responses[String(answer.status)];
+      expect(node, `${method} ${path} documents ${answer.status}`).toBeDefined();
+      const response = resolved(node);
+      for (const [name, header] of Object.entries(resolved(response.headers ?? {})) as Array<[string, any]>) {
+        if (resolved(header).required) expect(answer.headers.get(name), `${answer.status} sends ${name}`).not.toBeNull();
+      }
+      const type = answer.headers.get('content-type')?.split(';')[0];
+      if (response.content === undefined) return expect(answer.bytes.length, `${answer.status} has no body`).toBe(0);
+      expect(Object.keys(response.content), `${answer.status} documents ${type}`).toContain(type);
+      if (type !== 'application/json' || method === 'head') return;
+      const validate = ajv.compile({ $ref: `openapi#${(node.$ref as string).slice(1)}/content/application~1json/schema` });
+      expect(validate(JSON.parse(answer.bytes.toString('utf8'))), `${answer.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    };
+    const plain = '/media/{media_id}/{file}';
+    const account = '/media/c/{account_token}/{media_id}/{file}';
+
+    const earlier = await cameraJpeg('Documented earlier');
+    const earlierStored = await storePicture(app.blobStore, earlier);
+    await catalogue(
+      galleryPicture(1, 110, imageRefOf(earlierStored, earlier)),
+      projectEvent('GalleryPictureReplaced', 1, { media_id: 110, image: imageRefOf(await storePicture(app.blobStore, png), png) }),
+      planDefined(2),
+      clientRegistered(2, { plan_id: 2 }),
+      clientEvent({ type: 'ClientAccountTokenSet', data: { client_id: 2, account_token: 'documented-token', at: minute(4) } }),
+    );
+    const original = `/media/101/${cameraKey}-original.jpg`;
+    const etag = (await get(original)).headers.get('etag')!;
+    for (const [answer, method] of [
+      [await get(`/media/101/${cameraKey}-800.webp`), 'get'],
+      [await get(original), 'get'],
+      [await get(`/media/102/${pngKey}-original.png`), 'get'],
+      [await get(original, { method: 'HEAD' }), 'head'],
+      [await get(original, { headers: { range: 'bytes=0-9' } }), 'get'],
+      [await get(original, { headers: { range: `bytes=${camera.bytes.length}-` } }), 'get'],
+      [await get(original, { headers: { 'if-none-match': etag } }), 'get'],
+      [await get(`/media/110/${earlierStored.sha256}-400.webp`), 'get'],
+      [await get(`/media/101/${cameraKey}-1200.webp`), 'get'],
+      [await get(`/media/999/${cameraKey}.webp`, { method: 'HEAD' }), 'head'],
+      [await get(`/media/101/${cameraKey}%E0.webp`), 'get'],
+    ] as const) {
+      expectDocumented(plain, method, answer);
+    }
+    for (const [answer, method] of [
+      [await get(`/media/c/documented-token/101/${cameraKey}-400.webp`), 'get'],
+      [await get(`/media/c/documented-token/101/${cameraKey}-400.webp`, { method: 'HEAD' }), 'head'],
+      [await get(`/media/c/documented-token/110/${earlierStored.sha256}.webp`), 'get'],
+      [await get(`/media/c/unknown-token/101/${cameraKey}-400.webp`), 'get'],
+    ] as const) {
+      expectDocumented(account, method, answer);
+    }
   });
 });

@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { documentFilesPaths } from '../../queries/documentFiles.js';
+import { mediaFilesPaths } from '../../queries/mediaFiles.js';
 import { queryRoutes } from '../../queries/index.js';
 import { request, type Answer } from '../support/http.js';
 import { imageRef, minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
@@ -114,8 +115,8 @@ describe('GET /v1/openapi.yaml', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('when compared with the query routes, then it documents exactly the paths served (plus /health, itself and the signed links)', () => {
-    const documents = Object.keys(documentFilesPaths);
+  it('when compared with the query routes, then it documents exactly the paths served (plus /health, itself, image addresses and signed links)', () => {
+    const documents = [...Object.keys(mediaFilesPaths), ...Object.keys(documentFilesPaths)];
     const served = ['/health', '/openapi.yaml', ...documents, ...queryRoutes.map((route) => route.path.replace(/:(\w+)/g, '{$1}'))];
     expect(Object.keys(document.paths).sort()).toEqual([...new Set(served)].sort());
     for (const [path, item] of Object.entries(document.paths) as Array<[string, any]>) {

@@ -1,19 +1,24 @@
 /**
  * The import rules of README's architecture map, checked by `npm run lint` (dependency-cruiser).
  * Layers, top to bottom: the composition root (src/main.ts, src/service.ts, src/cli/) wires everything;
- * delivery (src/http/, queries/, workers/, src/seed/) answers requests and runs jobs; the write side
- * (commands/) and the read side (projections/ on src/projectionEngine/) sit on the domain (src/domain/,
- * src/catalogue/, src/access/, src/limits/); ports and adapters (src/eventStore/, src/readStore/,
- * src/cache/) and the foundation (src/vocabulary/, config, logger, dataDir) are at the bottom.
+ * delivery (src/http/, queries/, workers/, src/seed/) answers requests and runs jobs, handling files through
+ * src/uploads/ and src/media/; the write side (commands/) and the read side (projections/ on
+ * src/projectionEngine/) sit on the domain (src/domain/, src/catalogue/, src/access/, src/limits/); ports and
+ * adapters (src/eventStore/, src/readStore/, src/blobStore/, src/cache/) and the foundation (src/vocabulary/,
+ * config, logger, dataDir) are at the bottom.
  * Arrows point down only, adapters are chosen by the composition root alone, and there are no circles.
  */
 const ours = '^(src|commands|queries|projections|workers)/';
 const compositionRoot = '^src/(main|service)[.]ts$|^src/cli/';
 const delivery = '^(src/http|queries|workers|src/seed)/';
+const files = '^src/(uploads|media)/';
 const readSide = '^(projections|src/projectionEngine)/';
 const domain = '^(src/domain|src/catalogue|src/access|src/limits)/';
 const foundation = '^src/vocabulary/|^src/(config|logger|dataDir|typeScriptWorker)[.]ts$';
-const adapters = '^src/eventStore/(?!eventStore[.]ts$)|^src/readStore/(?!readStore[.]ts$)';
+const stores = '^src/(eventStore|readStore|blobStore|cache)/';
+// The blob garbage collector is no adapter: it works on the two ports (blobs, events), for src/cli/blobGc.ts.
+const adapters =
+  '^src/eventStore/(?!eventStore[.]ts$)|^src/readStore/(?!readStore[.]ts$)|^src/blobStore/(?!blobStore[.]ts$|garbageCollection[.]ts$)';
 
 module.exports = {
   forbidden: [
@@ -41,17 +46,18 @@ module.exports = {
     {
       name: 'adapters-are-chosen-by-the-composition-root',
       comment:
-        'Code depends on the ports (src/eventStore/eventStore.ts, src/readStore/readStore.ts); only the composition root and the adapters themselves name an adapter.',
+        'Code depends on the ports (src/eventStore/eventStore.ts, src/readStore/readStore.ts, src/blobStore/blobStore.ts); only the composition root and the adapters themselves name an adapter.',
       severity: 'error',
-      from: { path: ours, pathNot: `${compositionRoot}|^src/eventStore/|^src/readStore/` },
+      from: { path: ours, pathNot: `${compositionRoot}|^src/eventStore/|^src/readStore/|^src/blobStore/` },
       to: { path: adapters },
     },
     {
       name: 'domain-knows-no-delivery-or-read-side',
-      comment: 'The domain (and commands/, which decide on it) never imports HTTP, queries, workers, read models or the projection engine.',
+      comment:
+        'The domain (and commands/, which decide on it) never imports HTTP, queries, workers, uploads, image derivatives, read models or the projection engine.',
       severity: 'error',
       from: { path: `${domain}|^commands/` },
-      to: { path: `${delivery}|${readSide}|^src/readStore/(?!readStore[.]ts$)` },
+      to: { path: `${delivery}|${files}|${readSide}|^src/readStore/(?!readStore[.]ts$)` },
     },
     {
       name: 'domain-knows-no-commands',
@@ -69,10 +75,18 @@ module.exports = {
     },
     {
       name: 'read-models-know-no-delivery',
-      comment: 'projections/ and the engine are served by queries/ and src/http/, and never import them.',
+      comment: 'projections/ and the engine are served by queries/ and src/http/, and never import them (nor what handles files for them).',
       severity: 'error',
       from: { path: readSide },
-      to: { path: delivery },
+      to: { path: `${delivery}|${files}` },
+    },
+    {
+      name: 'files-are-handled-below-delivery',
+      comment:
+        'src/uploads/ (staging, sniffing, storing what editors send) and src/media/ (image widths) serve src/http/, queries/ and src/seed/ on the domain and the blob store port; they never import delivery, read models or command slices.',
+      severity: 'error',
+      from: { path: files },
+      to: { path: `${delivery}|${readSide}|^commands/` },
     },
     {
       name: 'engine-knows-no-read-model',
@@ -99,10 +113,10 @@ module.exports = {
     {
       name: 'ports-and-adapters-know-no-domain-rules',
       comment:
-        'Stores keep bytes and documents; they know no aggregate, command, read model or request path (src/domain/ helpers such as assertNever are fine).',
+        'Stores keep bytes and documents; they know no aggregate, command, read model, file handling or request path (src/domain/ helpers such as assertNever are fine).',
       severity: 'error',
-      from: { path: '^src/(eventStore|readStore|cache)/' },
-      to: { path: `${delivery}|${readSide}|^commands/|^src/(catalogue|access|limits)/` },
+      from: { path: stores },
+      to: { path: `${delivery}|${files}|${readSide}|^commands/|^src/(catalogue|access|limits)/` },
     },
   ],
   options: {

@@ -200,12 +200,10 @@ const projectChangeSchema = z
     changes: z
       .array(z.enum(changeKinds))
       .meta({ description: 'What changed: the project itself and/or its payment_plans, media (gallery), floor_plans, amenities, faqs.' }),
-    removed: z
-      .boolean()
-      .meta({
-        description:
-          'True when the project, once visible to this client, was removed from its view after updated_since (unpublished, deleted or moved out of its restriction); project is then null.',
-      }),
+    removed: z.boolean().meta({
+      description:
+        'True when the project, once visible to this client, was removed from its view after updated_since (unpublished, deleted or moved out of its restriction); project is then null.',
+    }),
     project: projectSummarySchema.nullable(),
   })
   .meta({ id: 'ProjectChange' });

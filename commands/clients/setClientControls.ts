@@ -15,12 +15,10 @@ const cidrListSchema = (what: string) =>
 
 const environmentControlsSchema = z
   .object({
-    domain: normalisedDomainSchema
-      .nullable()
-      .meta({
-        description: 'The one authorised host of this environment (exact, normalised); null = none.',
-        example: 'portal.example.com',
-      }),
+    domain: normalisedDomainSchema.nullable().meta({
+      description: 'The one authorised host of this environment (exact, normalised); null = none.',
+      example: 'portal.example.com',
+    }),
     ip_allow: cidrListSchema('Only callers in these blocks are served (403 IP_NOT_ALLOWED otherwise)'),
     ip_deny: cidrListSchema('Callers in these blocks are refused (403 IP_DENIED), even when allowed'),
   })

@@ -20,12 +20,9 @@ export const setClientRestrictionSchema = z
             z
               .object({
                 state_id: positiveId,
-                community_ids: z
-                  .array(positiveId)
-                  .max(MAX_COMMUNITIES_PER_STATE)
-                  .meta({
-                    description: "Empty = every published community of the state; otherwise only these (they must be the state's).",
-                  }),
+                community_ids: z.array(positiveId).max(MAX_COMMUNITIES_PER_STATE).meta({
+                  description: "Empty = every published community of the state; otherwise only these (they must be the state's).",
+                }),
               })
               .strict(),
           )

@@ -22,15 +22,10 @@ const invoiceLineSchema = z
   .object({
     description: singleLineText(200, { min: 1 }),
     quantity: z.number().int().min(1).max(MAX_QUANTITY),
-    unit_amount: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_UNIT_AMOUNT)
-      .meta({
-        description: "Price of one unit in the currency's minor unit (fils, cents): 150000 is 1,500.00 AED. Never a decimal.",
-        example: 150000,
-      }),
+    unit_amount: z.number().int().min(0).max(MAX_UNIT_AMOUNT).meta({
+      description: "Price of one unit in the currency's minor unit (fils, cents): 150000 is 1,500.00 AED. Never a decimal.",
+      example: 150000,
+    }),
   })
   .strict();
 

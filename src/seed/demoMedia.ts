@@ -24,6 +24,9 @@ export interface DemoFile {
   height: number | null;
 }
 
+/** A rendered picture: it always has a size. */
+export type DemoPictureFile = DemoFile & { width: number; height: number };
+
 /** Facade scenes a project's pictures cycle through; each has its own size and format (see FACADE_SCENES). */
 export const FACADE_VARIANTS = 5;
 export const FLOOR_PLAN_VARIANTS = 3;
@@ -39,7 +42,7 @@ export type DemoPicture =
 
 export const demoPictureId = (picture: DemoPicture): string => JSON.stringify(picture);
 
-export async function renderDemoPicture(picture: DemoPicture): Promise<DemoFile> {
+export async function renderDemoPicture(picture: DemoPicture): Promise<DemoPictureFile> {
   const random = new Random(seedOf(demoPictureId(picture)));
   switch (picture.kind) {
     case 'facade': {
@@ -73,105 +76,171 @@ export interface StoredDemoFile {
   key: string;
   content_type: DemoFileType;
   size_bytes: number;
+}
+
+export interface StoredDemoPicture extends StoredDemoFile {
+  width: number;
+  height: number;
+}
+
+/**
+ * Pictures rendered by description, each once, a few at a time: a picture asked for now goes before the
+ * ones rendered ahead of need. Rendering is deterministic, so one instance can serve several seeds (tests
+ * seeding many catalogues share one).
+ */
+export class DemoPictureRenders {
+  private readonly rendered = new Map<string, Promise<DemoPictureFile>>();
+  private readonly queue = new TaskQueue<DemoPictureFile>(RENDER_CONCURRENCY);
+
+  /** Starts rendering pictures that will be asked for (or raises the ones already waiting to `priority`). */
+  ahead(pictures: readonly DemoPicture[], priority: Exclude<Priority, 'now'>): void {
+    for (const picture of pictures) {
+      // A failure is reported to whoever asks for the picture, not as an unhandled rejection.
+      this.render(picture, priority).catch(() => undefined);
+    }
+  }
+
+  get(picture: DemoPicture): Promise<DemoPictureFile> {
+    return this.render(picture, 'now');
+  }
+
+  private render(picture: DemoPicture, priority: Priority): Promise<DemoPictureFile> {
+    const id = demoPictureId(picture);
+    const rendered = this.rendered.get(id);
+    if (rendered) {
+      this.queue.raise(rendered, priority);
+      return rendered;
+    }
+    const scheduled = this.queue.schedule(() => renderDemoPicture(picture), priority);
+    this.rendered.set(id, scheduled);
+    return scheduled;
+  }
+}
+
+/** sharp renders off the main thread; two at a time leaves the seed's own work a core on a small machine. */
+const RENDER_CONCURRENCY = 2;
+
+/**
+ * Puts mostly wait for the disk (fsync); several at once let the file system commit them together. Files
+ * stored ahead of need take fewer slots, leaving the disk and Node's small thread pool to the work at hand.
+ */
+const PUT_CONCURRENCY = 8;
+const PUT_AHEAD_CONCURRENCY = 2;
+
+/** The facts of a file just stored, as an upload reads them (src/catalogue/storedFiles.ts: StoredFileFacts). */
+export interface StoredFacts {
+  content_type: string;
+  size_bytes: number;
   width: number | null;
   height: number | null;
 }
 
-/**
- * Stores the demo files in the blob store, each distinct picture rendered and stored once however many
- * projects show it. Renders run in the background, a few at a time: a picture asked for now goes before
- * the ones rendered ahead of need.
- */
+export interface DemoMediaOptions {
+  /** Pictures already rendered, to reuse. */
+  renders?: DemoPictureRenders;
+  /** Told the facts of every file once it is stored (as an upload tells the stored-file check). */
+  onStored?: (key: string, facts: StoredFacts) => void;
+}
+
+/** Stores the demo files in a blob store, each distinct file once however many projects name it. */
 export class DemoMedia {
-  private readonly pictures = new Map<string, Promise<DemoFile>>();
   private readonly stored = new Map<string, Promise<StoredDemoFile>>();
-  private readonly queue = new RenderQueue();
+  private readonly puts = new TaskQueue<StoredDemoFile>(PUT_CONCURRENCY, PUT_AHEAD_CONCURRENCY);
+  private readonly renders: DemoPictureRenders;
 
-  constructor(private readonly blobStore: BlobStore) {}
-
-  /** Starts rendering pictures that will soon be asked for; none is stored before it is asked for. */
-  renderAhead(pictures: readonly DemoPicture[]): void {
-    for (const picture of pictures) {
-      const id = demoPictureId(picture);
-      if (this.pictures.has(id)) continue;
-      const rendered = this.queue.later(() => renderDemoPicture(picture));
-      // A failure is reported to whoever asks for the picture, not as an unhandled rejection.
-      rendered.catch(() => undefined);
-      this.pictures.set(id, rendered);
-    }
+  constructor(
+    private readonly blobStore: BlobStore,
+    private readonly options: DemoMediaOptions = {},
+  ) {
+    this.renders = options.renders ?? new DemoPictureRenders();
   }
 
-  picture(picture: DemoPicture): Promise<StoredDemoFile> {
-    const id = demoPictureId(picture);
-    let rendered = this.pictures.get(id);
-    if (rendered) this.queue.hurry(rendered);
-    else {
-      rendered = this.queue.now(() => renderDemoPicture(picture));
-      this.pictures.set(id, rendered);
-    }
-    return this.remember(`picture ${id}`, () => rendered);
+  /** Renders pictures ahead of need (`soon` before `later`); none is stored before it is asked for. */
+  renderAhead(pictures: readonly DemoPicture[], priority: Exclude<Priority, 'now'> = 'later'): void {
+    this.renders.ahead(pictures, priority);
   }
 
+  async picture(picture: DemoPicture): Promise<StoredDemoPicture> {
+    const rendered = await this.renders.get(picture);
+    const stored = await this.store(rendered);
+    return { ...stored, width: rendered.width, height: rendered.height };
+  }
+
+  /** Stores a generated document (or any other demo file); equal bytes are stored once. */
   file(file: DemoFile): Promise<StoredDemoFile> {
-    return this.remember(file.sha256, () => Promise.resolve(file));
+    return this.store(file);
+  }
+
+  /** Starts storing a file that will be asked for later, behind the files asked for now; see hurry(). */
+  fileAhead(file: DemoFile): Promise<StoredDemoFile> {
+    const stored = this.store(file, 'later');
+    // A failure is reported to whoever awaits the file, not as an unhandled rejection.
+    stored.catch(() => undefined);
+    return stored;
+  }
+
+  /** Moves a file stored ahead (by fileAhead) to the front, as if asked for now. */
+  hurry(stored: Promise<StoredDemoFile>): Promise<StoredDemoFile> {
+    this.puts.raise(stored, 'now');
+    return stored;
   }
 
   /** The walkthrough video shared by the projects that have a video file. */
-  video(): Promise<StoredDemoFile> {
-    return this.remember('video', demoVideo);
+  async video(): Promise<StoredDemoFile> {
+    return this.store(await demoVideo());
   }
 
-  private remember(id: string, make: () => Promise<DemoFile>): Promise<StoredDemoFile> {
-    let stored = this.stored.get(id);
-    if (!stored) {
-      stored = make().then((file) => this.put(file));
-      this.stored.set(id, stored);
+  private store(file: DemoFile, priority: Priority = 'now'): Promise<StoredDemoFile> {
+    const stored = this.stored.get(file.sha256);
+    if (stored) {
+      this.puts.raise(stored, priority);
+      return stored;
     }
-    return stored;
+    const scheduled = this.puts.schedule(() => this.put(file), priority);
+    this.stored.set(file.sha256, scheduled);
+    return scheduled;
   }
 
   private async put(file: DemoFile): Promise<StoredDemoFile> {
     const info = await this.blobStore.put(Readable.from([file.bytes]), { contentType: file.contentType });
-    if (info.sha256 !== file.sha256) throw new Error(`the blob store stored ${file.sha256} as ${info.sha256}`);
-    return { key: info.sha256, content_type: file.contentType, size_bytes: info.size, width: file.width, height: file.height };
+    // The address is the content's hash, so the stored bytes are the generated ones and their facts hold.
+    if (info.sha256 !== file.sha256) throw new Error(`The blob store stored ${file.sha256} as ${info.sha256}.`);
+    const stored = { key: info.sha256, content_type: file.contentType, size_bytes: info.size };
+    this.options.onStored?.(stored.key, {
+      content_type: stored.content_type,
+      size_bytes: stored.size_bytes,
+      width: file.width,
+      height: file.height,
+    });
+    return stored;
   }
 }
 
-/** Renders at most RENDER_CONCURRENCY pictures at once (sharp works off the main thread), urgent ones first. */
-const RENDER_CONCURRENCY = 2;
+/** How soon a task's result is wanted: asked for now, by the projects planned next, or some time later. */
+export type Priority = 'now' | 'soon' | 'later';
+const PRIORITIES: readonly Priority[] = ['now', 'soon', 'later'];
 
-class RenderQueue {
+/**
+ * Runs at most `concurrency` tasks at once, the most wanted first; a `later` task starts only while fewer
+ * than `laterConcurrency` tasks run.
+ */
+class TaskQueue<Result> {
   private running = 0;
-  private readonly urgent: Array<() => void> = [];
-  private readonly background: Array<() => void> = [];
-  private readonly starters = new Map<Promise<DemoFile>, () => void>();
+  private readonly waiting: Record<Priority, Array<() => void>> = { now: [], soon: [], later: [] };
+  private readonly pending = new Map<Promise<Result>, { start: () => void; priority: Priority }>();
 
-  now(render: () => Promise<DemoFile>): Promise<DemoFile> {
-    return this.enqueue(render, this.urgent);
-  }
+  constructor(
+    private readonly concurrency: number,
+    private readonly laterConcurrency = concurrency,
+  ) {}
 
-  later(render: () => Promise<DemoFile>): Promise<DemoFile> {
-    return this.enqueue(render, this.background);
-  }
-
-  /** Moves a render still waiting in the background to the front. */
-  hurry(rendered: Promise<DemoFile>): void {
-    const start = this.starters.get(rendered);
-    if (!start) return;
-    const index = this.background.indexOf(start);
-    if (index >= 0) {
-      this.background.splice(index, 1);
-      this.urgent.push(start);
-    }
-  }
-
-  private enqueue(render: () => Promise<DemoFile>, queue: Array<() => void>): Promise<DemoFile> {
+  schedule(task: () => Promise<Result>, priority: Priority): Promise<Result> {
     let start!: () => void;
-    const rendered = new Promise<DemoFile>((resolve, reject) => {
+    const result = new Promise<Result>((resolve, reject) => {
       start = () => {
-        this.starters.delete(rendered);
+        this.pending.delete(result);
         this.running += 1;
-        render()
+        task()
           .then(resolve, reject)
           .finally(() => {
             this.running -= 1;
@@ -179,17 +248,28 @@ class RenderQueue {
           });
       };
     });
-    this.starters.set(rendered, start);
-    queue.push(start);
+    this.pending.set(result, { start, priority });
+    this.waiting[priority].push(start);
     this.next();
-    return rendered;
+    return result;
+  }
+
+  /** Moves a task still waiting up to `priority` (never down). */
+  raise(result: Promise<Result>, priority: Priority): void {
+    const task = this.pending.get(result);
+    if (!task || PRIORITIES.indexOf(priority) >= PRIORITIES.indexOf(task.priority)) return;
+    const queue = this.waiting[task.priority];
+    queue.splice(queue.indexOf(task.start), 1);
+    this.waiting[priority].push(task.start);
+    task.priority = priority;
+    this.next();
   }
 
   private next(): void {
-    while (this.running < RENDER_CONCURRENCY) {
-      const start = this.urgent.shift() ?? this.background.shift();
-      if (!start) return;
-      start();
+    for (;;) {
+      const priority = PRIORITIES.find((candidate) => this.waiting[candidate].length > 0);
+      if (!priority || this.running >= (priority === 'later' ? this.laterConcurrency : this.concurrency)) return;
+      this.waiting[priority].shift()!();
     }
   }
 }
@@ -203,9 +283,10 @@ interface Size {
 
 const JPEG_QUALITY = 84;
 
-async function encode(svg: string, format: 'jpeg' | 'png', size: Size): Promise<DemoFile> {
+async function encode(svg: string, format: 'jpeg' | 'png', size: Size): Promise<DemoPictureFile> {
   const image = sharp(Buffer.from(svg));
-  const bytes = format === 'jpeg' ? await image.jpeg({ quality: JPEG_QUALITY }).toBuffer() : await image.png().toBuffer();
+  const bytes =
+    format === 'jpeg' ? await image.jpeg({ quality: JPEG_QUALITY, optimiseCoding: false }).toBuffer() : await image.png().toBuffer();
   return imageFile(bytes, format === 'jpeg' ? 'image/jpeg' : 'image/png', size);
 }
 
@@ -213,12 +294,16 @@ async function encode(svg: string, format: 'jpeg' | 'png', size: Size): Promise<
  * A JPEG whose pixels are stored turned a quarter to the left with EXIF orientation 6 (turn right to
  * display), as phone cameras write them: shown the right way up only by a reader that auto-orients.
  */
-async function encodeRotatedJpeg(svg: string, size: Size): Promise<DemoFile> {
-  const bytes = await sharp(Buffer.from(svg)).rotate(270).jpeg({ quality: JPEG_QUALITY }).withMetadata({ orientation: 6 }).toBuffer();
+async function encodeRotatedJpeg(svg: string, size: Size): Promise<DemoPictureFile> {
+  const bytes = await sharp(Buffer.from(svg))
+    .rotate(270)
+    .jpeg({ quality: JPEG_QUALITY, optimiseCoding: false })
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
   return imageFile(bytes, 'image/jpeg', size);
 }
 
-function imageFile(bytes: Buffer, contentType: DemoFileType, size: Size): DemoFile {
+function imageFile(bytes: Buffer, contentType: DemoFileType, size: Size): DemoPictureFile {
   return { bytes, sha256: sha256(bytes), contentType, width: size.width, height: size.height };
 }
 
@@ -270,7 +355,7 @@ interface FacadeScene extends Size {
  */
 const FACADE_SCENES: FacadeScene[] = [
   { width: 1920, height: 1080, format: 'jpeg', sky: ['#4f93d8', '#cde6f7'], glass: '#2f5d85', lit: 0, sun: null },
-  { width: 2800, height: 1575, format: 'jpeg', sky: ['#e9784a', '#fbd38d'], glass: '#5b4a5e', lit: 0.12, sun: '#fff1c2' },
+  { width: 2600, height: 1463, format: 'jpeg', sky: ['#e9784a', '#fbd38d'], glass: '#5b4a5e', lit: 0.12, sun: '#fff1c2' },
   { width: 1600, height: 1200, format: 'png', sky: ['#6aaee8', '#eef6fb'], glass: '#3c6e99', lit: 0, sun: '#fffbe6' },
   {
     width: 1080,
@@ -343,16 +428,30 @@ function tower(
     parts.push(text(centre, top + crown / 2 + size * 0.36, size, '#ffffff', sign, ' font-weight="bold" text-anchor="middle"'));
   }
 
-  const floorHeight = Math.max(h * 0.026, 9);
+  // The window grid is one tile (a window and a balcony line) repeated, which renders far faster than a
+  // shape per window; whole pixels keep the tiles sharp. Lit windows are drawn over it.
+  const floorHeight = Math.max(Math.round(h * 0.026), 9);
   const columns = Math.max(3, Math.round(width / (floorHeight * 1.5)));
-  const columnWidth = width / columns;
-  for (let y = top + crown + floorHeight * 0.4; y + floorHeight < bottom - podium; y += floorHeight) {
-    parts.push(rect(left, y + floorHeight * 0.82, width, floorHeight * 0.1, '#ffffff', ' fill-opacity="0.6"'));
+  const columnWidth = Math.floor(width / columns);
+  const gridLeft = Math.round(centre - (columns * columnWidth) / 2);
+  const gridTop = Math.round(top + crown + floorHeight * 0.4);
+  const floors = Math.floor((bottom - podium - gridTop) / floorHeight);
+  const windows = `windows-${gridLeft}`;
+  const pane = { x: columnWidth * 0.14, y: floorHeight * 0.12, width: columnWidth * 0.72, height: floorHeight * 0.64 };
+  parts.push(
+    `<defs><pattern id="${windows}" x="${gridLeft}" y="${gridTop}" width="${columnWidth}" height="${floorHeight}" patternUnits="userSpaceOnUse">` +
+      rect(pane.x, pane.y, pane.width, pane.height, scene.glass) +
+      rect(0, floorHeight * 0.82, columnWidth, floorHeight * 0.1, '#ffffff', ' fill-opacity="0.6"') +
+      '</pattern></defs>',
+    rect(gridLeft, gridTop, columns * columnWidth, floors * floorHeight, `url(#${windows})`),
+  );
+  for (let floor = 0; floor < floors && scene.lit > 0; floor++) {
     for (let column = 0; column < columns; column++) {
-      const fill = random.chance(scene.lit) ? '#ffd27a' : scene.glass;
-      parts.push(
-        rect(left + column * columnWidth + columnWidth * 0.14, y + floorHeight * 0.12, columnWidth * 0.72, floorHeight * 0.64, fill),
-      );
+      if (random.chance(scene.lit)) {
+        parts.push(
+          rect(gridLeft + column * columnWidth + pane.x, gridTop + floor * floorHeight + pane.y, pane.width, pane.height, '#ffd27a'),
+        );
+      }
     }
   }
   // Podium with shop fronts.

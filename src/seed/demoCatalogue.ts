@@ -27,7 +27,18 @@ import {
   projectNameSuffixes,
   type DemoCommunity,
 } from './demoCatalogueData.js';
-import { DEMO_PICTURE_SIZES, storeDemoFiles, type DemoFiles, type PictureType } from './demoFiles.js';
+import {
+  DemoMedia,
+  FACADE_VARIANTS,
+  FLOOR_PLAN_VARIANTS,
+  FLOOR_PLATE_VARIANTS,
+  demoBrochurePdf,
+  demoMasterPlanPdf,
+  type DemoBrochure,
+  type DemoPicture,
+  type DemoPictureRenders,
+  type StoredDemoFile,
+} from './demoMedia.js';
 import { Random, mixSeed } from './random.js';
 
 /** Where the demo history starts; it moves forward a minute or so per command. */
@@ -36,7 +47,10 @@ export const DEMO_CATALOGUE_EPOCH = new Date('2024-01-01T00:00:00.000Z');
 export interface SeedDeps {
   eventStore: EventStore;
   readStore: ReadStore;
-  /** Where the files the demo refs name are stored first (a ref must name a stored file). */
+  /**
+   * Where the demo's pictures, documents and video are stored before a command names them (src/seed/demoMedia.ts),
+   * as an upload stores a file before its command is sent.
+   */
   blobStore: BlobStore;
   /** The present: the synthetic history of the seed never gets later than this. */
   clock: () => Date;
@@ -47,6 +61,8 @@ export interface SeedOptions {
   logger?: Logger;
   /** Ordinal of the first project (0 for a fresh catalogue); see nextDemoProjectOrdinal. */
   startAt?: number;
+  /** Pictures already rendered, to reuse (tests that seed many catalogues share one). */
+  renders?: DemoPictureRenders;
 }
 
 export interface SeedResult {
@@ -62,6 +78,17 @@ const MINUTE_MS = 60_000;
 const PROJECT_TIMELINE_START_MS = DEMO_CATALOGUE_EPOCH.getTime() + 24 * 60 * MINUTE_MS;
 const PROJECT_SLOT_MS = 60 * MINUTE_MS;
 const PROGRESS_EVERY = 500;
+/**
+ * From this many projects on, nearly every picture of the pool is shown somewhere, so all are rendered
+ * ahead in the background while the commands run; smaller seeds render only what they show.
+ */
+const RENDER_AHEAD_FROM = 100;
+/** See ProjectPlan: the files of this many projects are made while the commands of the current one run. */
+const PLAN_AHEAD = 256;
+/** See attachBrochures: brochures are attached this many at a time (which bounds what waits in memory). */
+const BROCHURE_BATCH = 1000;
+/** Draws the timing of the brochure commands. */
+const BROCHURE_SEED = 0xb40c_4e5e;
 
 /**
  * Seeds a realistic UAE-style demo catalogue, and the plans starter, professional and enterprise, through
@@ -77,25 +104,35 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
   if (!Number.isInteger(startAt) || startAt < 0) throw new RangeError('startAt must be a whole number >= 0');
 
   const clock = new SyntheticClock(DEMO_CATALOGUE_EPOCH.getTime(), deps.clock);
-  const commands = new CommandRunner({
-    eventStore: deps.eventStore,
-    readStore: deps.readStore,
-    clock: clock.now,
-    storedFiles: blobStoredFiles(deps.blobStore),
-  });
-  const reference = await ensureReferenceData(commands, clock, await storeDemoFiles(deps.blobStore));
+  const storedFiles = blobStoredFiles(deps.blobStore);
+  const commands = new CommandRunner({ eventStore: deps.eventStore, readStore: deps.readStore, clock: clock.now, storedFiles });
+  // As an upload does, the seed tells the stored-file check the facts of each file it has just stored.
+  const media = new DemoMedia(deps.blobStore, { renders: options.renders, onStored: (key, facts) => storedFiles.remember(key, facts) });
+  if ((await idBySlug(deps.eventStore, 'state', demoStates[0]!.slug)) === null) media.renderAhead(referencePictures());
+  if (options.projects >= RENDER_AHEAD_FROM) media.renderAhead(projectPictures());
+  const reference = await ensureReferenceData(commands, clock, media);
   await ensurePlans(commands);
   options.logger?.info({ projects: options.projects, startAt }, 'reference data ready; seeding projects');
 
   const seeded: SeededProject[] = [];
-  for (let ordinal = startAt; ordinal < startAt + options.projects; ordinal++) {
+  const end = startAt + options.projects;
+  const plans: ProjectPlan[] = [];
+  const brochures: PendingBrochure[] = [];
+  const brochureRandom = new Random(mixSeed(BROCHURE_SEED, startAt));
+  let planned = startAt;
+  for (let ordinal = startAt; ordinal < end; ordinal++) {
+    for (; planned < Math.min(end, ordinal + 1 + PLAN_AHEAD); planned++) plans.push(planProject(reference, planned));
+    const plan = plans.shift()!;
     clock.moveTo(PROJECT_TIMELINE_START_MS + ordinal * PROJECT_SLOT_MS);
-    const random = new Random(mixSeed(RANDOM_SEED, ordinal));
-    seeded.push(await seedProject(commands, clock, random, reference, ordinal, seeded));
-    await editEarlierProjects(commands, clock, random, seeded, reference.files);
+    const project = await seedProject(commands, clock, plan, reference, seeded);
+    seeded.push(project);
+    if (plan.brochure) brochures.push({ project, slug: plan.slug, stored: plan.brochure });
+    if (brochures.length === BROCHURE_BATCH) await attachBrochures(commands, clock, brochureRandom, media, brochures.splice(0));
+    await editEarlierProjects(commands, clock, plan.random, seeded, reference);
     const done = ordinal - startAt + 1;
     if (done % PROGRESS_EVERY === 0) options.logger?.info({ projects: done, of: options.projects }, 'seeding projects');
   }
+  await attachBrochures(commands, clock, brochureRandom, media, brochures);
   return { projects: seeded.length, commands: commands.count };
 }
 
@@ -170,20 +207,21 @@ interface ReferenceCommunity {
   id: number;
   stateId: number;
   stateSlug: string;
+  stateName: string;
   slug: string;
   demo: DemoCommunity;
   subCommunityIds: number[];
 }
 
 interface ReferenceData {
-  /** The stored files every demo picture, PDF and video names. */
-  files: DemoFiles;
+  /** Where the demo's files come from. */
+  media: DemoMedia;
   communitiesByState: Map<string, ReferenceCommunity[]>;
   developers: Array<{ id: number; name: string }>;
   unitTypeIds: Map<string, number>;
 }
 
-async function ensureReferenceData(commands: CommandRunner, clock: SyntheticClock, files: DemoFiles): Promise<ReferenceData> {
+async function ensureReferenceData(commands: CommandRunner, clock: SyntheticClock, media: DemoMedia): Promise<ReferenceData> {
   const random = new Random(RANDOM_SEED);
   const { eventStore } = commands.deps;
   const ensure = async (resourceType: string, slug: string, create: () => Promise<number>, publish?: string) => {
@@ -213,13 +251,13 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
       const id = await ensure(
         'community',
         slug,
-        () =>
+        async () =>
           commands.create('createCommunity', {
             state_id: stateId,
             name: demo.name,
             slug,
             description: `${demo.name} is one of the most sought-after communities in ${state.name}, with homes, schools, retail and leisure close at hand.`,
-            banner: imageRef(files, random, `${slug}-banner`),
+            banner: await pictureRef(media, { kind: 'banner', name: demo.name }, `${slug}-banner`),
             location: { latitude: demo.latitude, longitude: demo.longitude },
           }),
         'publishCommunity',
@@ -244,7 +282,7 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
           ),
         );
       }
-      communities.push({ id, stateId, stateSlug: state.slug, slug, demo, subCommunityIds });
+      communities.push({ id, stateId, stateSlug: state.slug, stateName: state.name, slug, demo, subCommunityIds });
     }
     communitiesByState.set(state.slug, communities);
   }
@@ -255,13 +293,13 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
     const id = await ensure(
       'developer',
       slug,
-      () =>
+      async () =>
         commands.create('createDeveloper', {
           name,
           slug,
           description: `${name} has delivered residential and mixed-use communities across the UAE.`,
           website: index % 7 === 3 ? null : `https://www.${slug.replaceAll('-', '')}.example`,
-          logo: index % 9 === 4 ? null : imageRef(files, random, `${slug}-logo`, 'image/png'),
+          logo: hasLogo(index) ? await pictureRef(media, { kind: 'logo', name }, `${slug}-logo`) : null,
           established_year: index % 11 === 5 ? null : random.int(1975, 2021),
         }),
       // One developer in twenty is still being set up by the editors.
@@ -276,7 +314,7 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
     clock.tick(random);
     unitTypeIds.set(unitType.name, await commands.create('createUnitType', { ...unitType, sort_order: (index + 1) * 10 }));
   }
-  return { files, communitiesByState, developers, unitTypeIds };
+  return { media, communitiesByState, developers, unitTypeIds };
 }
 
 /** The live owner of a slug; a reservation whose owner stream does not exist is an orphan and ignored. */
@@ -329,6 +367,13 @@ const STATE_WEIGHTS: Array<[stateSlug: string, weight: number]> = [
   ['fujairah', 2],
 ];
 
+const STATUS_LABELS: Record<ProjectStatus, string> = {
+  upcoming: 'Launching soon',
+  under_construction: 'Under construction',
+  completed: 'Completed',
+  sold_out: 'Sold out',
+};
+
 const STATUS_WEIGHTS: Array<[ProjectStatus, number]> = [
   ['upcoming', 20],
   ['under_construction', 40],
@@ -336,14 +381,27 @@ const STATUS_WEIGHTS: Array<[ProjectStatus, number]> = [
   ['sold_out', 10],
 ];
 
-async function seedProject(
-  commands: CommandRunner,
-  clock: SyntheticClock,
-  random: Random,
-  reference: ReferenceData,
-  ordinal: number,
-  earlier: readonly SeededProject[],
-): Promise<SeededProject> {
+/**
+ * What a project will be, drawn from its ordinal's PRNG before any of its commands run: its createProject
+ * body and its brochure. The seed plans PLAN_AHEAD projects ahead, so that their pictures are rendered and
+ * their brochures stored while the commands of earlier projects run.
+ */
+interface ProjectPlan {
+  ordinal: number;
+  /** The project's PRNG, drawn on by its commands after the plan. */
+  random: Random;
+  body: Record<string, unknown>;
+  slug: string;
+  name: string;
+  mix: readonly string[];
+  status: ProjectStatus;
+  communityId: number;
+  communityName: string;
+  brochure: Promise<StoredDemoFile> | null;
+}
+
+function planProject(reference: ReferenceData, ordinal: number): ProjectPlan {
+  const random = new Random(mixSeed(RANDOM_SEED, ordinal));
   const community = random.pick(reference.communitiesByState.get(random.weighted(STATE_WEIGHTS))!);
   const developer = reference.developers[Math.floor(reference.developers.length * random.next() ** 1.6)]!;
   const status = random.weighted(STATUS_WEIGHTS);
@@ -371,8 +429,7 @@ async function seedProject(
   const [areaFrom, areaTo] = areaRange(random, villas);
   const completionYear = building ? random.int(2025, 2030) : random.int(2012, 2024);
 
-  clock.tick(random);
-  const id = await commands.create('createProject', {
+  const body = {
     name,
     slug,
     developer_id: developer.id,
@@ -398,15 +455,53 @@ async function seedProject(
     video_description: random.chance(0.5) ? `A walk through ${name} and its amenities.` : '',
     down_payment_percent: random.chance(0.75) ? random.pick([5, 10, 15, 20, 24, 30]) : null,
     service_charges: random.chance(0.6) ? `AED ${random.int(10, 28)} per sq ft per year` : null,
-  });
+  };
+  const brochureContent: DemoBrochure = {
+    name,
+    developer: developer.name,
+    place: `${community.demo.name}, ${community.stateName}`,
+    highlights: [
+      mix.length > 0 ? mix.join(', ') : 'Offices and retail space',
+      `${STATUS_LABELS[status]}, handover ${completionYear}`,
+      startingFrom === null ? 'Prices on request' : `Starting from ${currency} ${startingFrom.toLocaleString('en-US')}`,
+      `Freehold ${nature === 'off_plan' ? 'off-plan' : 'ready'} homes in ${community.demo.name}`,
+    ],
+  };
+  const brochure = random.chance(0.75) ? reference.media.fileAhead(demoBrochurePdf(brochureContent)) : null;
+  // Its pictures are rendered next, before the rest of the pool: every facade scene of its brand, the
+  // floor plans of its unit types.
+  const floorPlanTypes = mix.length > 0 ? mix.slice(0, 4) : [null];
+  reference.media.renderAhead(
+    [
+      ...Array.from({ length: FACADE_VARIANTS }, (_, scene) => facade(name, scene)),
+      ...floorPlanTypes.map((unitType, index): DemoPicture => ({
+        kind: 'floorPlan',
+        unitType,
+        variant: (ordinal + index) % FLOOR_PLAN_VARIANTS,
+      })),
+    ],
+    'soon',
+  );
+  return { ordinal, random, body, slug, name, mix, status, communityId: community.id, communityName: community.demo.name, brochure };
+}
 
-  await seedRelatedResources(commands, clock, random, { id, slug, name, mix, reference, communityId: community.id, earlier });
+async function seedProject(
+  commands: CommandRunner,
+  clock: SyntheticClock,
+  plan: ProjectPlan,
+  reference: ReferenceData,
+  earlier: readonly SeededProject[],
+): Promise<SeededProject> {
+  const { random } = plan;
+  clock.tick(random);
+  const id = await commands.create('createProject', plan.body);
+  await seedRelatedResources(commands, clock, random, { ...plan, id, reference, earlier });
   const published = random.chance(0.85);
   if (published) {
     clock.tick(random);
     await commands.run('publishProject', { projectId: id });
   }
-  return { id, communityId: community.id, status, published, deleted: false };
+  return { id, communityId: plan.communityId, status: plan.status, published, deleted: false };
 }
 
 async function seedRelatedResources(
@@ -415,11 +510,13 @@ async function seedRelatedResources(
   random: Random,
   project: {
     id: number;
+    ordinal: number;
     slug: string;
     name: string;
     mix: readonly string[];
     reference: ReferenceData;
     communityId: number;
+    communityName: string;
     earlier: readonly SeededProject[];
   },
 ): Promise<void> {
@@ -428,6 +525,7 @@ async function seedRelatedResources(
     clock.tick(random);
     await commands.run(operationId, params, body);
   };
+  const { media } = project.reference;
 
   const plannedTypes = project.mix.length > 0 ? project.mix.slice(0, 4) : random.chance(0.6) ? [null] : [];
   for (const [index, unitTypeName] of plannedTypes.entries()) {
@@ -436,7 +534,11 @@ async function seedRelatedResources(
       unit_type_id: unitTypeName ? project.reference.unitTypeIds.get(unitTypeName)! : null,
       area: area(random, unitTypeName),
       price: random.chance(0.7) ? random.int(400, 9_000) * 1000 : null,
-      image: imageRef(project.reference.files, random, `${project.slug}-floor-plan-${index + 1}`, 'image/png'),
+      image: await pictureRef(
+        media,
+        { kind: 'floorPlan', unitType: unitTypeName, variant: (project.ordinal + index) % FLOOR_PLAN_VARIANTS },
+        `${project.slug}-floor-plan-${index + 1}`,
+      ),
     });
   }
 
@@ -448,11 +550,13 @@ async function seedRelatedResources(
     await run('addGalleryPicture', {
       caption: random.chance(0.8) ? random.pick(galleryCaptions) : null,
       position,
-      image: imageRef(project.reference.files, random, `${project.slug}-gallery-${position + 1}`),
+      image: await pictureRef(media, facade(project.name, project.ordinal + position), `${project.slug}-gallery-${position + 1}`),
     });
   }
-  if (random.chance(0.6))
-    await run('attachMasterPlanDocument', { ...project.reference.files.pdf, file_name: `${project.slug}-master-plan.pdf` });
+  if (random.chance(0.6)) {
+    const masterPlan = await media.file(demoMasterPlanPdf(project.communityName));
+    await run('attachMasterPlanDocument', documentRef(masterPlan, `${project.slug}-master-plan.pdf`));
+  }
 
   if (random.chance(0.65)) {
     const external = random.chance(0.5);
@@ -460,8 +564,8 @@ async function seedRelatedResources(
       title: `${project.name} walkthrough`,
       description: random.chance(0.6) ? `Tour the show apartment and the amenities of ${project.name}.` : null,
       external_url: external ? `https://www.youtube.com/watch?v=${random.hex(11)}` : null,
-      file: external ? null : { ...project.reference.files.video, file_name: `${project.slug}-walkthrough.mp4` },
-      thumbnail: random.chance(0.7) ? imageRef(project.reference.files, random, `${project.slug}-video-thumbnail`) : null,
+      file: external ? null : documentRef(await media.video(), `${project.slug}-walkthrough.mp4`),
+      thumbnail: random.chance(0.7) ? await pictureRef(media, facade(project.name, 0), `${project.slug}-video-thumbnail`) : null,
     });
   }
   if (random.chance(0.8)) await run('setAmenities', { items: random.sample(amenityCatalogue, random.int(4, 9)) });
@@ -481,17 +585,18 @@ async function seedRelatedResources(
     });
   }
   if (random.chance(0.3)) {
-    await run('setFloorPlates', {
-      items: Array.from({ length: random.int(1, 3) }, (_, index) => ({
+    const items = [];
+    const plates = random.int(1, 3);
+    for (let index = 0; index < plates; index++) {
+      const plate: DemoPicture = { kind: 'floorPlate', variant: (project.ordinal + index) % FLOOR_PLATE_VARIANTS };
+      items.push({
         title: `Typical floor plate ${index + 1}`,
         floors: random.chance(0.8) ? `${index * 10 + 1}-${index * 10 + 10}` : null,
-        image: random.chance(0.85)
-          ? imageRef(project.reference.files, random, `${project.slug}-floor-plate-${index + 1}`, 'image/png')
-          : null,
-      })),
-    });
+        image: random.chance(0.85) ? await pictureRef(media, plate, `${project.slug}-floor-plate-${index + 1}`) : null,
+      });
+    }
+    await run('setFloorPlates', { items });
   }
-  if (random.chance(0.75)) await run('attachBrochure', { ...project.reference.files.pdf, file_name: `${project.slug}-brochure.pdf` });
 
   const candidates = project.earlier.filter((other) => !other.deleted);
   if (candidates.length > 0 && random.chance(0.4)) {
@@ -501,13 +606,40 @@ async function seedRelatedResources(
   }
 }
 
+interface PendingBrochure {
+  project: SeededProject;
+  slug: string;
+  stored: Promise<StoredDemoFile>;
+}
+
+/**
+ * Most projects have a brochure of their own, attached in batches after the projects: a put waits for the
+ * disk (fsync), far longer while the commands write the log, so brochures are stored in the background
+ * from the moment their project is planned, and whatever is left is stored many at once before the batch
+ * is attached, in project order. A project deleted meanwhile gets none.
+ */
+async function attachBrochures(
+  commands: CommandRunner,
+  clock: SyntheticClock,
+  random: Random,
+  media: DemoMedia,
+  pending: readonly PendingBrochure[],
+): Promise<void> {
+  const live = pending.filter(({ project }) => !project.deleted);
+  const stored = await Promise.all(live.map((pending) => media.hurry(pending.stored)));
+  for (const [index, { project, slug }] of live.entries()) {
+    clock.tick(random);
+    await commands.run('attachBrochure', { projectId: project.id }, documentRef(stored[index]!, `${slug}-brochure.pdf`));
+  }
+}
+
 /** Later edits to projects seeded earlier in this run, so the history and the change feed have edits in them. */
 async function editEarlierProjects(
   commands: CommandRunner,
   clock: SyntheticClock,
   random: Random,
   seeded: readonly SeededProject[],
-  files: DemoFiles,
+  reference: ReferenceData,
 ): Promise<void> {
   const editable = seeded.slice(0, -1).filter((project) => !project.deleted);
   if (editable.length === 0) return;
@@ -524,22 +656,29 @@ async function editEarlierProjects(
     } else if (roll < 0.45) {
       const floorPlan = random.pickFrom(Object.values(state.floor_plans));
       if (floorPlan) {
-        await commands.run(
-          'replaceFloorPlanImage',
-          { ...params, floorPlanId: floorPlan.floor_plan_id },
-          { image: imageRef(files, random, `${state.slug}-floor-plan-${floorPlan.floor_plan_id}-v2`, 'image/png') },
+        const unitType = [...reference.unitTypeIds].find(([, id]) => id === floorPlan.unit_type_id)?.[0] ?? null;
+        const image = await replacementPicture(
+          reference.media,
+          floorPlan.image.key,
+          (variant) => ({ kind: 'floorPlan', unitType, variant }),
+          random.int(0, FLOOR_PLAN_VARIANTS - 1),
+          FLOOR_PLAN_VARIANTS,
+          `${state.slug}-floor-plan-${floorPlan.floor_plan_id}-v2`,
         );
+        await commands.run('replaceFloorPlanImage', { ...params, floorPlanId: floorPlan.floor_plan_id }, { image });
       }
     } else if (roll < 0.6) {
       const picture = random.pickFrom(Object.values(state.gallery));
       if (picture) {
-        await commands.run(
-          'replaceGalleryPicture',
-          { ...params, mediaId: picture.media_id },
-          {
-            image: imageRef(files, random, `${state.slug}-gallery-${picture.media_id}-v2`),
-          },
+        const image = await replacementPicture(
+          reference.media,
+          picture.image.key,
+          (variant) => facade(state.name, variant),
+          random.int(0, FACADE_VARIANTS - 1),
+          FACADE_VARIANTS,
+          `${state.slug}-gallery-${picture.media_id}-v2`,
         );
+        await commands.run('replaceGalleryPicture', { ...params, mediaId: picture.media_id }, { image });
       }
     } else if (roll < 0.7) {
       const next = nextStatus[target.status];
@@ -702,19 +841,81 @@ function mapEmbed(point: { latitude: number; longitude: number }): string {
   return `<iframe width="600" height="450" src="https://www.openstreetmap.org/export/embed.html?bbox=${box.join('%2C')}&amp;layer=mapnik" loading="lazy"></iframe>`;
 }
 
-// Files.
+// Files: what the demo shows, stored through the blob store first (src/seed/demoMedia.ts).
 
-/** One of the stored demo pictures, of a size and (by default) a type drawn at random, under its own file name. */
-function imageRef(
-  files: DemoFiles,
-  random: Random,
-  baseName: string,
-  contentType: PictureType = random.pick(['image/jpeg', 'image/jpeg', 'image/webp'] as const),
-) {
-  const [width, height] = random.pick(DEMO_PICTURE_SIZES);
-  const extension = contentType === 'image/jpeg' ? 'jpg' : contentType.slice('image/'.length);
-  return { ...files.picture(width, height, contentType), file_name: `${baseName}.${extension}` };
+/** Developers whose logo the editors have not added yet. */
+const hasLogo = (developerIndex: number): boolean => developerIndex % 9 !== 4;
+
+/**
+ * A project's facade pictures: most scenes carry its name's first word (its brand) on the building; the two
+ * costliest to render (the widest, and the portrait stored turned) show one of a few generic buildings, so
+ * that a first start renders a few hundred masters rather than a thousand.
+ */
+function facade(projectName: string, scene: number): DemoPicture {
+  const variant = scene % FACADE_VARIANTS;
+  const generic = GENERIC_FACADE_SCENES.includes(variant);
+  const brand = projectName.split(' ')[0]!;
+  return { kind: 'facade', name: generic ? GENERIC_BUILDINGS[brandIndex(brand) % GENERIC_BUILDINGS.length]! : brand, variant };
 }
+
+const GENERIC_FACADE_SCENES = [1, 3];
+const GENERIC_BUILDINGS = ['The Residences', 'Sky Tower', 'Bay Views', 'Park Heights', 'Marina Lofts', 'Garden Court'];
+const brandIndex = (brand: string): number => Math.max(0, projectNamePrefixes.indexOf(brand));
+
+/** Every picture of the reference data: a banner per community, a logo per developer that has one. */
+function referencePictures(): DemoPicture[] {
+  return [
+    ...demoStates.flatMap((state) => state.communities.map((community): DemoPicture => ({ kind: 'banner', name: community.name }))),
+    ...demoDeveloperNames.flatMap((name, index): DemoPicture[] => (hasLogo(index) ? [{ kind: 'logo', name }] : [])),
+  ];
+}
+
+/** Every picture projects show: the facades of each brand, the floor plans of each unit type, the floor plates. */
+function projectPictures(): DemoPicture[] {
+  const unitTypes = [...demoUnitTypes.map((unitType) => unitType.name), null];
+  return [
+    ...uniquePictures(
+      projectNamePrefixes.flatMap((prefix) => Array.from({ length: FACADE_VARIANTS }, (_, scene) => facade(prefix, scene))),
+    ),
+    ...unitTypes.flatMap((unitType) =>
+      Array.from({ length: FLOOR_PLAN_VARIANTS }, (_, variant): DemoPicture => ({ kind: 'floorPlan', unitType, variant })),
+    ),
+    ...Array.from({ length: FLOOR_PLATE_VARIANTS }, (_, variant): DemoPicture => ({ kind: 'floorPlate', variant })),
+  ];
+}
+
+/** The generic facade scenes are shared by several brands: each is listed once. */
+function uniquePictures(pictures: DemoPicture[]): DemoPicture[] {
+  return [...new Map(pictures.map((picture) => [JSON.stringify(picture), picture])).values()];
+}
+
+/** An ImageRef as an upload records it: the stored file's key and facts, under a file name of its own. */
+async function pictureRef(media: DemoMedia, picture: DemoPicture, baseName: string) {
+  const stored = await media.picture(picture);
+  return { ...stored, file_name: `${baseName}.${stored.content_type === 'image/jpeg' ? 'jpg' : 'png'}` };
+}
+
+/**
+ * The picture of the first variant from `first` on whose key is not `current`, so that a replaced picture
+ * really changes (and gets a new address).
+ */
+async function replacementPicture(
+  media: DemoMedia,
+  current: string,
+  pictureOf: (variant: number) => DemoPicture,
+  first: number,
+  variants: number,
+  baseName: string,
+) {
+  for (let step = 0; step < variants; step++) {
+    const ref = await pictureRef(media, pictureOf((first + step) % variants), baseName);
+    if (ref.key !== current) return ref;
+  }
+  throw new Error('Every variant of the picture has the same bytes.');
+}
+
+/** A stored PdfDocument or VideoFile: the stored file's facts under a file name of its own. */
+const documentRef = (stored: StoredDemoFile, fileName: string) => ({ ...stored, file_name: fileName });
 
 // Helpers.
 

@@ -1,7 +1,9 @@
 import { demoPlans } from '../../src/seed/demoCatalogueData.js';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../src/blobStore/blobStore.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
@@ -14,9 +16,12 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { DEMO_CATALOGUE_EPOCH, nextDemoProjectOrdinal, seedDemoCatalogue } from '../../src/seed/demoCatalogue.js';
+import { DemoPictureRenders } from '../../src/seed/demoMedia.js';
 
 const SMALL_CATALOGUE = 30;
 const PRESENT = () => new Date('2030-01-01T00:00:00.000Z');
+/** The demo pictures, rendered once for the whole file (rendering is deterministic; demoMedia.spec.ts). */
+const renders = new DemoPictureRenders();
 
 const openedStores: Array<{ eventStore: EventStore; readStore: ReadStore; blobStore: BlobStore; blobDir: string }> = [];
 
@@ -68,6 +73,41 @@ function unitTypeKinds(events: RecordedEvent[]): Map<number, UnitTypeKind> {
   );
 }
 
+async function storedKeys(blobStore: BlobStore): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const blob of blobStore.list()) keys.push(blob.sha256);
+  return keys.sort();
+}
+
+async function storedBytes(blobStore: BlobStore, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await blobStore.open(key))!) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+interface FileRef {
+  key: string;
+  content_type: string;
+  size_bytes: number;
+  file_name: string;
+  width?: number;
+  height?: number;
+}
+
+/** Every stored-file ref (ImageRef, stored PdfDocument, VideoFile) anywhere in the events' data, by event type. */
+function fileRefs(events: RecordedEvent[]): Array<{ type: string; ref: FileRef }> {
+  const found: Array<{ type: string; ref: FileRef }> = [];
+  const visit = (type: string, value: unknown): void => {
+    if (Array.isArray(value)) value.forEach((item) => visit(type, item));
+    else if (value !== null && typeof value === 'object') {
+      if ('key' in value && 'content_type' in value) found.push({ type, ref: value as FileRef });
+      else Object.values(value).forEach((item) => visit(type, item));
+    }
+  };
+  for (const event of events) visit(event.type, event.data);
+  return found;
+}
+
 /** Everything but what the store itself makes up (event ids, recording time). */
 const content = (event: RecordedEvent) => ({
   stream: event.streamName,
@@ -82,18 +122,20 @@ describe('demo catalogue seed', () => {
     const first = freshStores();
     const second = freshStores();
 
-    const seeded = await seedDemoCatalogue(first, { projects: SMALL_CATALOGUE });
-    await seedDemoCatalogue(second, { projects: SMALL_CATALOGUE });
+    // Each run renders its own pictures, so equal keys mean the files were made again byte for byte.
+    const seeded = await seedDemoCatalogue(first, { projects: SMALL_CATALOGUE, renders: new DemoPictureRenders() });
+    await seedDemoCatalogue(second, { projects: SMALL_CATALOGUE, renders: new DemoPictureRenders() });
 
     const firstEvents = (await allEvents(first.eventStore)).map(content);
     expect(seeded).toEqual({ projects: SMALL_CATALOGUE, commands: expect.any(Number) });
     expect(firstEvents.length).toBeGreaterThan(SMALL_CATALOGUE * 15);
     expect((await allEvents(second.eventStore)).map(content)).toEqual(firstEvents);
+    expect(await storedKeys(second.blobStore)).toEqual(await storedKeys(first.blobStore));
   });
 
   it('when a small catalogue is seeded, then it has the UAE reference data and at least 50 developers', async () => {
     const deps = freshStores();
-    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE });
+    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
     const events = await allEvents(deps.eventStore);
     const names = (type: string) => events.filter((event) => event.type === type).map((event) => (event.data as { name: string }).name);
 
@@ -106,7 +148,7 @@ describe('demo catalogue seed', () => {
 
   it('when a catalogue is seeded, then it defines the plans starter, professional and enterprise after the reference data', async () => {
     const deps = freshStores();
-    await seedDemoCatalogue(deps, { projects: 2 });
+    await seedDemoCatalogue(deps, { projects: 2, renders });
     const events = await allEvents(deps.eventStore);
     const plans = events.filter((event) => event.type === 'PlanDefined').map((event) => event.data);
     const firstPlan = events.findIndex((event) => event.type === 'PlanDefined');
@@ -167,7 +209,7 @@ describe('demo catalogue seed', () => {
 
   it('when a small catalogue is seeded, then its projects cover every bedroom kind, missing bedroom data and missing coordinates', async () => {
     const deps = freshStores();
-    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE });
+    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
     const events = await allEvents(deps.eventStore);
     const kinds = unitTypeKinds(events);
     const projects = await seededProjects(deps.eventStore, events);
@@ -183,7 +225,7 @@ describe('demo catalogue seed', () => {
 
   it('when a small catalogue is seeded, then projects are published and unpublished, in every status and of both natures, with numeric and text areas', async () => {
     const deps = freshStores();
-    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE });
+    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
     const projects = await seededProjects(deps.eventStore, await allEvents(deps.eventStore));
     const areas = projects.flatMap((project) => [project.area_from, project.area_to]);
 
@@ -199,7 +241,7 @@ describe('demo catalogue seed', () => {
 
   it('when a small catalogue is seeded, then every kind of related resource is present and payment plans sum to 100', async () => {
     const deps = freshStores();
-    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE });
+    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
     const events = await allEvents(deps.eventStore);
     const types = new Set(events.map((event) => event.type));
     const projects = await seededProjects(deps.eventStore, events);
@@ -235,7 +277,7 @@ describe('demo catalogue seed', () => {
 
   it('when a catalogue is seeded, then every event went through the admin commands: actor seed, synthetic times, unique slugs', async () => {
     const deps = freshStores();
-    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE });
+    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
     const events = await allEvents(deps.eventStore);
     const projects = await seededProjects(deps.eventStore, events);
     // Id allocations and slug reservations are the command handler's own bookkeeping, without metadata.
@@ -255,11 +297,11 @@ describe('demo catalogue seed', () => {
 
   it('when more projects are seeded later, then reference data is reused and the new projects continue the ordinals', async () => {
     const deps = freshStores();
-    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE });
+    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
     const before = await allEvents(deps.eventStore);
     const startAt = await nextDemoProjectOrdinal(deps.eventStore);
 
-    const more = await seedDemoCatalogue(deps, { projects: 5, startAt });
+    const more = await seedDemoCatalogue(deps, { projects: 5, startAt, renders });
 
     const added = (await allEvents(deps.eventStore)).slice(before.length);
     const projects = await seededProjects(deps.eventStore, [...before, ...added]);
@@ -276,5 +318,44 @@ describe('demo catalogue seed', () => {
         .filter(Boolean)
         .map(String);
     expect(lastAt(added)[0]! > lastAt(before).at(-1)!).toBe(true);
+  });
+  it('when a catalogue is seeded, then every file ref names a stored blob with its facts, and the pictures are real pictures of that size', async () => {
+    const deps = freshStores();
+    await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
+    const refs = fileRefs(await allEvents(deps.eventStore));
+    const keys = new Set(refs.map(({ ref }) => ref.key));
+
+    for (const type of [
+      'CommunityCreated',
+      'DeveloperCreated',
+      'FloorPlanAdded',
+      'GalleryPictureAdded',
+      'GalleryPictureReplaced',
+      'VideoSet',
+      'FloorPlatesSet',
+      'MasterPlanDocumentAttached',
+      'BrochureAttached',
+    ]) {
+      expect(
+        refs.some((found) => found.type === type),
+        type,
+      ).toBe(true);
+    }
+    for (const key of keys) {
+      const { ref } = refs.find((found) => found.ref.key === key)!;
+      expect(key).toMatch(/^[0-9a-f]{64}$/);
+      expect(await deps.blobStore.stat(key), ref.file_name).toMatchObject({ size: ref.size_bytes, contentType: ref.content_type });
+      if (ref.content_type.startsWith('image/')) {
+        const bytes = await storedBytes(deps.blobStore, key);
+        const metadata = await sharp(bytes).metadata();
+        expect(createHash('sha256').update(bytes).digest('hex')).toBe(key);
+        expect(metadata.autoOrient, ref.file_name).toEqual({ width: ref.width, height: ref.height });
+      }
+    }
+    // Shared masters, each stored once; a brochure per project.
+    expect(keys.size).toBeLessThan(refs.length);
+    const brochures = refs.filter((found) => found.type === 'BrochureAttached').map((found) => found.ref.key);
+    expect(new Set(brochures).size).toBe(brochures.length);
+    expect(refs.some(({ ref }) => ref.content_type === 'video/mp4')).toBe(true);
   });
 });

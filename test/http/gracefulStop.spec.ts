@@ -1,20 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http, { Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { dhakaMonthKey } from '../../src/limits/limits.js';
 import { UNLIMITED_FOR_TESTS } from '../support/apiFixture.js';
-import { eventually, GiveUp } from '../support/eventually.js';
-import { freePort, request } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
+import { request } from '../support/http.js';
+import { logRecords, npmStart as startNpm, type NpmStart } from '../support/npmStart.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_TOKEN = 'graceful-stop-admin-token-0123456789abcdef';
 const CONNECTIONS = 100;
 /** Responses the load has had, at least, before the signal. */
@@ -24,57 +23,15 @@ const SHUTDOWN_TIMEOUT_MS = 30_000;
 /** How long anything the test waits for may take on a loaded 2-core machine (a start compiles the sources). */
 const PATIENCE_MS = 120_000;
 
-/** Variables of the caller's environment that would take the service off its embedded stores and limiter. */
-const FOREIGN_VARIABLES = ['EVENTSTORE_URL', 'MONGODB_URL', 'REDIS_URL', 'PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET', 'RATE_LIMITS'];
-
-interface NpmStart {
-  child: ChildProcess;
-  origin: string;
-  /** Everything written to stdout so far: npm's banner, then the service's JSON log lines. */
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** The service exactly as the README starts it: `npm start` in the repository, configured by the environment. */
-async function npmStart(dataDir: string, shutdownTimeoutMs = SHUTDOWN_TIMEOUT_MS): Promise<NpmStart> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const variable of FOREIGN_VARIABLES) delete env[variable];
-  Object.assign(env, {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
+/** The service as the README starts it, with the demo seed kept small and a known admin token. */
+function npmStart(dataDir: string, shutdownTimeoutMs = SHUTDOWN_TIMEOUT_MS): Promise<NpmStart> {
+  return startNpm(dataDir, {
     ADMIN_TOKEN,
     LOG_LEVEL: 'info',
     SEED_DEMO: 'true',
     SEED_PROJECTS: '3',
     SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
-    npm_config_update_notifier: 'false',
   });
-  // Its own process group, so that a failed test can kill npm and the service together; the signal under
-  // test still goes to npm's pid alone.
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => process.stderr.write(`[npm start] ${chunk}`));
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  const origin = `http://127.0.0.1:${port}`;
-  await eventually(
-    'the service to answer /v1/health',
-    async () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new GiveUp(`npm start exited before listening:\n${stdout}`);
-      return (await request(origin, '/v1/health')).status === 200;
-    },
-    { timeoutMs: PATIENCE_MS },
-  );
-  return { child, origin, output: () => stdout, exited };
-}
-
-function logRecords(output: string): Array<Record<string, unknown>> {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function admin(origin: string, method: string, path: string, body?: unknown) {

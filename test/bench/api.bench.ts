@@ -26,20 +26,38 @@
  * scripts are counted there too, so the script's own commands are reported apart from whatever else the
  * service sent.
  *
+ * Then the media section: the service is started again on the same DATA_DIR (every role, MEDIA_PREGENERATE=off),
+ * distinct 3000 x 2000 camera-like JPEG masters (test/bench/benchMasters.ts) are uploaded through the admin API
+ * (raw image/jpeg bodies to POST /admin/v1/projects/{p}/gallery), and two baselines run in their own processes:
+ *   (e) the first render of a master's 800 px WebP: GET /v1/media/{media_id}/{key}-800.webp, each address
+ *       requested once (nothing has rendered it before: the derivative is made, stored and served), against a
+ *       plain sharp loop rendering the same masters with the same pipeline (test/bench/bareSharpLoop.ts), both
+ *       with as many renders in flight as there are connections. A warm-up of one render per connection, then
+ *       MEDIA_ROUNDS interleaved rounds; renders/s over all rounds, p50 and p99 of every render of the rounds.
+ *       Target: the service >= 0.8 x the bare loop's throughput.
+ *   (f) a derivative already made, served by the service, against the same bytes from a bare express.static
+ *       (test/bench/bareStatic.ts), with autocannon in interleaved rounds like (a) to (d). Target: >= 0.8.
+ *
  * Options: --duration S (measured seconds per scenario, default 20), --rounds N (rounds the duration is split
- * into, default 10: more short rounds average out more of the drift), --connections N (default 50), --projects N (demo projects seeded, default 2000),
- * --redis-url URL (default redis://127.0.0.1:6379).
+ * into, default 10: more short rounds average out more of the drift), --connections N (default 50), --projects N (demo projects seeded, default 2000,
+ * or 20 with --only media), --redis-url URL (default redis://127.0.0.1:6379), --renders N (first renders of (e)
+ * measured on each side, default 300), --only api|media (run one part: api is (a) to (d) and the limiter).
  */
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { limitsKeys } from '../../src/limits/redisLimits.js';
 import { freePort } from '../support/http.js';
+import { MASTER_HEIGHT, MASTER_WIDTH, masterMaker } from './benchMasters.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 5 * 60_000;
@@ -48,6 +66,12 @@ const STOP_TIMEOUT_MS = 30_000;
 const WARMUP_SECONDS = 3;
 /** Connections of the extra latency measurement of (b). */
 const FEW_CONNECTIONS = 10;
+/** Rounds (e) is measured in after its warm-up; every round keeps all connections busy with renders. */
+const MEDIA_ROUNDS = 3;
+/** The derivative width of (e) and (f). */
+const MEDIA_WIDTH = 800;
+/** Masters uploaded at a time while the media section prepares, each lane to its own project. */
+const UPLOAD_LANES = 3;
 /**
  * Waited after the warm-up (before the reset) and after the measured run (before the read), so the requests
  * still in flight when autocannon stopped have reached Redis; autocannon does not count their responses.
@@ -71,35 +95,58 @@ interface Options {
   connections: number;
   projects: number;
   redisUrl: string;
+  renders: number;
+  /** Run only this part; null runs both. */
+  only: 'api' | 'media' | null;
 }
 
 function usage(): never {
   process.stderr.write(
-    'usage: npm run bench [-- --duration S] [--rounds N] [--connections N] [--projects N] [--redis-url redis://host:port]   (whole numbers >= 1, rounds <= duration)\n',
+    'usage: npm run bench [-- --duration S] [--rounds N] [--connections N] [--projects N] [--redis-url redis://host:port] [--renders N] [--only api|media]' +
+      `   (whole numbers >= 1, rounds <= duration, renders >= ${MEDIA_ROUNDS} x connections)\n`,
   );
   process.exit(2);
 }
 
+/** Demo projects seeded when only the media section runs and --projects is not given: it needs a few to upload to. */
+const MEDIA_ONLY_PROJECTS = 20;
+
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { duration: 20, rounds: 10, connections: 50, projects: 2000, redisUrl: 'redis://127.0.0.1:6379' };
+  const options: Options = {
+    duration: 20,
+    rounds: 10,
+    connections: 50,
+    projects: 2000,
+    redisUrl: 'redis://127.0.0.1:6379',
+    renders: 300,
+    only: null,
+  };
+  let projectsGiven = false;
   for (let index = 0; index < argv.length; index += 1) {
-    const match = /^--(duration|rounds|connections|projects|redis-url)(?:=(.*))?$/.exec(argv[index]!);
+    const match = /^--(duration|rounds|connections|projects|redis-url|renders|only)(?:=(.*))?$/.exec(argv[index]!);
     const value = match?.[2] ?? argv[(index += 1)];
     if (!match || value === undefined) usage();
     if (match[1] === 'redis-url') {
       if (!/^rediss?:\/\//.test(value) || !URL.canParse(value)) usage();
       options.redisUrl = value;
+    } else if (match[1] === 'only') {
+      if (value !== 'api' && value !== 'media') usage();
+      options.only = value;
     } else {
       if (!/^\d+$/.test(value) || Number(value) < 1) usage();
-      options[match[1] as 'duration' | 'rounds' | 'connections' | 'projects'] = Number(value);
+      options[match[1] as 'duration' | 'rounds' | 'connections' | 'projects' | 'renders'] = Number(value);
+      projectsGiven ||= match[1] === 'projects';
     }
   }
   if (options.rounds > options.duration) usage();
+  // Every round of (e) keeps all connections busy.
+  if (options.only !== 'api' && options.renders < MEDIA_ROUNDS * options.connections) usage();
+  if (options.only === 'media' && !projectsGiven) options.projects = MEDIA_ONLY_PROJECTS;
   return options;
 }
 
-function startProcess(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(name: string, args: string[], env: NodeJS.ProcessEnv, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: [stdin, 'pipe', 'pipe'] });
   child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk}`));
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(`[${name}] exited with ${code ?? signal}\n`);
@@ -134,9 +181,20 @@ interface Service {
   origin: string;
 }
 
+/** The port a baseline server prints (`listening <port>`) once it accepts requests. */
+function listeningPort(child: ChildProcess, name: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /listening (\d+)/.exec(String(chunk));
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', () => reject(new Error(`the ${name} server exited before listening`)));
+  });
+}
+
 /**
- * The service on DATA_DIR: the first start seeds it, later ones reuse it. The limiter variables are always
- * given, so a REDIS_URL in the caller's environment does not change what is measured.
+ * The service on DATA_DIR: the first start seeds it, later ones reuse it. The limiter variables and
+ * MEDIA_PREGENERATE are always given, so the caller's environment does not change what is measured.
  */
 async function startService(
   dataDir: string,
@@ -152,6 +210,7 @@ async function startService(
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     SEED_PROJECTS: String(options.projects),
+    MEDIA_PREGENERATE: 'off',
     ...limiterEnv,
   });
   return { child, origin: `http://127.0.0.1:${port}` };
@@ -261,6 +320,25 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const dataDir = mkdtempSync(join(tmpdir(), 'catalogue-api-bench-'));
   const children = new Set<ChildProcess>();
+  const stopChildren = async () => {
+    await Promise.all([...children].map(stopProcess));
+    children.clear();
+  };
+  try {
+    if (options.only !== 'media') {
+      await apiSections(dataDir, options, children);
+      // Idle or not, the API sections' processes are not to share the machine with the media section's.
+      await stopChildren();
+    }
+    if (options.only !== 'api') await mediaSection(dataDir, options, children);
+  } finally {
+    await stopChildren();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** (a) to (d), then the limiter's overhead, on a freshly seeded DATA_DIR; prints their report. */
+async function apiSections(dataDir: string, options: Options, children: Set<ChildProcess>): Promise<void> {
   const redis = new Redis(options.redisUrl, {
     lazyConnect: true,
     connectTimeout: 2_000,
@@ -275,13 +353,7 @@ async function main(): Promise<void> {
   try {
     const bare = startProcess('bare', ['test/bench/bareServer.ts'], process.env);
     children.add(bare);
-    const barePort = await new Promise<number>((resolve, reject) => {
-      bare.stdout!.on('data', (chunk: Buffer) => {
-        const match = /listening (\d+)/.exec(String(chunk));
-        if (match) resolve(Number(match[1]));
-      });
-      bare.on('exit', () => reject(new Error('the bare server exited before listening')));
-    });
+    const barePort = await listeningPort(bare, 'bare');
     let service = await startService(dataDir, options, { REDIS_URL: '', RATE_LIMITS: 'on' });
     children.add(service.child);
 
@@ -419,8 +491,6 @@ async function main(): Promise<void> {
     report(results, fewerResult!, limiterResults, options);
   } finally {
     redis.disconnect();
-    await Promise.all([...children].map(stopProcess));
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -692,11 +762,380 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
   process.stdout.write(
     `\n${targets.map((target) => `${target.name}: ${target.met === null ? `not checked (${target.reason})` : target.met ? 'met' : 'NOT met'}`).join('\n')}\n`,
   );
-  process.stdout.write(
-    `machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
-      `node ${process.version}, ${process.platform}/${process.arch}; load generator and each server in separate processes\n`,
-  );
+  process.stdout.write(machineLine());
   if (targets.some((target) => target.met === false)) process.exitCode = 1;
+}
+
+const machineLine = () =>
+  `machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
+  `node ${process.version}, ${process.platform}/${process.arch}; load generator and each server in separate processes\n`;
+
+// The media section.
+
+interface Admin {
+  /** `http://127.0.0.1:port/admin/v1` */
+  base: string;
+  token: string;
+}
+
+async function adminCall(
+  admin: Admin,
+  path: string,
+  body?: { contentType: string; bytes: Buffer },
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${admin.base}${path}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { authorization: `Bearer ${admin.token}`, ...(body ? { 'content-type': body.contentType } : {}) },
+    ...(body ? { body: body.bytes } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+/** The first `count` projects that exist and are not deleted (the demo catalogue numbers them from 1). */
+async function uploadTargets(admin: Admin, count: number): Promise<number[]> {
+  const found: number[] = [];
+  for (let id = 1; found.length < count && id <= 1000; id += 1) {
+    const { status, body } = await adminCall(admin, `/projects/${id}`);
+    if (status === 200 && body.data.deleted === false) found.push(id);
+  }
+  if (found.length < count) throw new Error(`found ${found.length} live projects to upload pictures to, not ${count}`);
+  return found;
+}
+
+interface Master {
+  /** The master's bytes on disk, for the bare sharp loop. */
+  file: string;
+  mediaId: number;
+  key: string;
+  bytes: number;
+}
+
+/**
+ * Masters 0 to count - 1, each written to `folder` and uploaded as a new gallery picture (raw image/jpeg body),
+ * one lane per project: uploads to one project would contend for its stream.
+ */
+async function prepareMasters(admin: Admin, projectIds: readonly number[], count: number, folder: string): Promise<Master[]> {
+  mkdirSync(folder, { recursive: true });
+  const make = await masterMaker();
+  const masters: Master[] = [];
+  let next = 0;
+  const lane = async (projectId: number) => {
+    while (next < count) {
+      const index = next++;
+      const bytes = await make(index);
+      const key = createHash('sha256').update(bytes).digest('hex');
+      const file = join(folder, `${key}.jpg`);
+      writeFileSync(file, bytes);
+      const { status, body } = await adminCall(admin, `/projects/${projectId}/gallery`, { contentType: 'image/jpeg', bytes });
+      if (status !== 201) throw new Error(`uploading master ${index} answered ${status}: ${JSON.stringify(body)}`);
+      const picture = (body.data.gallery as Array<{ media_id: number; image: { key: string } }>).find((entry) => entry.image.key === key);
+      if (!picture) throw new Error(`master ${index} (${key}) is not in project ${projectId}'s gallery after its upload`);
+      masters[index] = { file, mediaId: picture.media_id, key, bytes: bytes.length };
+    }
+  };
+  await Promise.all(projectIds.map(lane));
+  return masters;
+}
+
+/** One batch of renders: its wall time and each render's time in ms. */
+interface RenderBatch {
+  seconds: number;
+  latencies: number[];
+}
+
+/** CPU seconds (user + system, every thread) a process has used, from Linux's /proc; null where that cannot be read. */
+function cpuSecondsOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after `(comm)` start at field 3; utime and stime are fields 14 and 15, in USER_HZ ticks (100).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** A batch with the CPU time the process doing it used meanwhile (null without /proc). */
+async function withCpu(pid: number | undefined, batch: () => Promise<RenderBatch>): Promise<RenderBatch & { cpuSeconds: number | null }> {
+  const before = cpuSecondsOf(pid);
+  const done = await batch();
+  const after = cpuSecondsOf(pid);
+  return { ...done, cpuSeconds: before === null || after === null ? null : after - before };
+}
+
+/** The bare sharp loop process (test/bench/bareSharpLoop.ts): renders one batch at a time, over stdin and stdout. */
+async function startSharpLoop(
+  children: Set<ChildProcess>,
+): Promise<{ pid: number | undefined; render(files: string[], concurrency: number): Promise<RenderBatch> }> {
+  const child = startProcess('sharp loop', ['test/bench/bareSharpLoop.ts'], process.env, 'pipe');
+  children.add(child);
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const nextLine = async (): Promise<string> => {
+    const line = await lines.next();
+    if (line.done) throw new Error('the sharp loop exited');
+    return line.value;
+  };
+  if ((await nextLine()) !== 'ready') throw new Error('the sharp loop did not start');
+  return {
+    pid: child.pid,
+    async render(files, concurrency) {
+      child.stdin!.write(`${JSON.stringify({ files, concurrency })}\n`);
+      return JSON.parse(await nextLine()) as RenderBatch;
+    },
+  };
+}
+
+/** One GET, its body read and dropped; rejects unless it is a 200 with a WebP. */
+function getWebp(url: string, agent: Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent }, (response) => {
+      response.resume();
+      response.on('error', reject);
+      response.on('end', () => {
+        const type = response.headers['content-type'];
+        if (response.statusCode === 200 && type === 'image/webp') resolve();
+        else reject(new Error(`GET ${url} answered ${response.statusCode} (${type})`));
+      });
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Each URL requested once, `concurrency` requests in flight over keep-alive connections, like the sharp loop's
+ * renders. The connections are the batch's own: the service closes a connection idle for a few seconds (while
+ * the sharp loop runs, say), and a request sent on it as it closes would fail.
+ */
+async function renderThroughService(urls: readonly string[], concurrency: number): Promise<RenderBatch> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    return await requestEach(urls, concurrency, agent);
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function requestEach(urls: readonly string[], concurrency: number, agent: Agent): Promise<RenderBatch> {
+  const latencies: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < urls.length) {
+      const url = urls[next++]!;
+      const started = performance.now();
+      await getWebp(url, agent);
+      latencies.push(performance.now() - started);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { seconds: (performance.now() - started) / 1000, latencies };
+}
+
+interface RenderMeasured {
+  label: string;
+  rendersPerSecond: number;
+  p50: number;
+  p99: number;
+  renders: number;
+  /** CPU time of the rendering process per render, null without /proc. */
+  cpuMsPerRender: number | null;
+}
+
+/** Renders over seconds of all rounds; p50 and p99 of every render of the rounds (a round has too few for its own). */
+function aggregateRenders(label: string, batches: ReadonlyArray<RenderBatch & { cpuSeconds: number | null }>): RenderMeasured {
+  const latencies = batches.flatMap((batch) => batch.latencies).sort((a, b) => a - b);
+  const at = (quantile: number) => latencies[Math.max(0, Math.ceil(quantile * latencies.length) - 1)]!;
+  const seconds = batches.reduce((total, batch) => total + batch.seconds, 0);
+  const cpu = batches.every((batch) => batch.cpuSeconds !== null) ? batches.reduce((total, batch) => total + batch.cpuSeconds!, 0) : null;
+  return {
+    label,
+    rendersPerSecond: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    renders: latencies.length,
+    cpuMsPerRender: cpu === null ? null : (cpu * 1000) / latencies.length,
+  };
+}
+
+const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+async function fetchBytes(url: string): Promise<{ status: number; etag: string | null; bytes: Buffer }> {
+  const response = await fetch(url);
+  return { status: response.status, etag: response.headers.get('etag'), bytes: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** (e) and (f) on DATA_DIR (seeded here when the API sections did not run); prints their report. */
+async function mediaSection(dataDir: string, options: Options, children: Set<ChildProcess>): Promise<void> {
+  const sectionStarted = performance.now();
+  const workDir = mkdtempSync(join(tmpdir(), 'catalogue-api-bench-media-'));
+  const seconds = (since: number) => (performance.now() - since) / 1000;
+  try {
+    process.stdout.write(
+      `\nmedia: starting the service on ${dataDir}${options.only === 'media' ? ` (seeding ${options.projects} demo projects)` : ''}...\n`,
+    );
+    const service = await startService(dataDir, options, { REDIS_URL: '', RATE_LIMITS: 'on' });
+    children.add(service.child);
+    await waitFor(
+      'the service to answer /v1/health',
+      async () => ((await getJson(`${service.origin}/v1/health`)).status === 200 ? true : undefined),
+      service.child,
+    );
+    const admin: Admin = { base: `${service.origin}/admin/v1`, token: readFileSync(join(dataDir, 'admin-token'), 'utf8').trim() };
+
+    const warmUp = options.connections;
+    const perRound = Math.ceil(options.renders / MEDIA_ROUNDS);
+    const count = warmUp + perRound * MEDIA_ROUNDS;
+    process.stdout.write(
+      `generating and uploading ${count} distinct ${MASTER_WIDTH} x ${MASTER_HEIGHT} JPEG masters ` +
+        `(${warmUp} for the warm-up, ${perRound * MEDIA_ROUNDS} measured), ${UPLOAD_LANES} at a time...\n`,
+    );
+    const preparing = performance.now();
+    const masters = await prepareMasters(admin, await uploadTargets(admin, UPLOAD_LANES), count, join(workDir, 'masters'));
+    const mediaBase = `${service.origin}/v1/media`;
+    // Waiting on the original (never on a derivative, which would render it): once every master is served,
+    // the projector has caught up with the uploads and whatever came before them.
+    let servedUpTo = 0;
+    await waitFor(
+      'the uploaded pictures to be served',
+      async () => {
+        for (; servedUpTo < masters.length; servedUpTo += 1) {
+          const { mediaId, key } = masters[servedUpTo]!;
+          if ((await fetch(`${mediaBase}/${mediaId}/${key}-original.jpg`, { method: 'HEAD' })).status !== 200) return undefined;
+        }
+        return true;
+      },
+      service.child,
+    );
+    const preparedSeconds = seconds(preparing);
+    const megabytes = masters.reduce((total, master) => total + master.bytes, 0) / 1e6;
+    process.stdout.write(
+      `masters uploaded and served after ${preparedSeconds.toFixed(1)} s (${megabytes.toFixed(0)} MB, ${(megabytes / count).toFixed(2)} MB each)\n`,
+    );
+
+    const sharpLoop = await startSharpLoop(children);
+    const staticDir = join(workDir, 'static');
+    mkdirSync(staticDir);
+    const bareStatic = startProcess('static', ['test/bench/bareStatic.ts', staticDir], process.env);
+    children.add(bareStatic);
+    const staticPort = await listeningPort(bareStatic, 'static');
+
+    const address = ({ mediaId, key }: Master) => `${mediaBase}/${mediaId}/${key}-${MEDIA_WIDTH}.webp`;
+    process.stdout.write(
+      `measuring (e): ${perRound * MEDIA_ROUNDS} first renders on each side with ${options.connections} in flight, ` +
+        `in ${MEDIA_ROUNDS} interleaved rounds after a warm-up of ${warmUp}...\n`,
+    );
+    const rendering = performance.now();
+    const bareBatches: Array<RenderBatch & { cpuSeconds: number | null }> = [];
+    const serviceBatches: typeof bareBatches = [];
+    for (let round = 0; round <= MEDIA_ROUNDS; round += 1) {
+      const batch = round === 0 ? masters.slice(0, warmUp) : masters.slice(warmUp + (round - 1) * perRound, warmUp + round * perRound);
+      if (round > 0) process.stdout.write(`  round ${round} of ${MEDIA_ROUNDS}\n`);
+      const files = batch.map((master) => master.file);
+      const bare = await withCpu(sharpLoop.pid, () => sharpLoop.render(files, options.connections));
+      const served = await withCpu(service.child.pid, () => renderThroughService(batch.map(address), options.connections));
+      if (round > 0) {
+        bareBatches.push(bare);
+        serviceBatches.push(served);
+      }
+    }
+    const renderSeconds = seconds(rendering);
+    const label = `GET /v1/media/{id}/{key}-${MEDIA_WIDTH}.webp`;
+    const renders = {
+      bare: aggregateRenders('(e0) bare sharp loop, same masters', bareBatches),
+      service: aggregateRenders(`(e) ${label}, first request`, serviceBatches),
+    };
+
+    // (f): a derivative the warm-up made, and the same bytes under the same name from express.static.
+    const cached = masters[0]!;
+    const derivative = await fetchBytes(address(cached));
+    const { width } = await sharp(derivative.bytes).metadata();
+    if (derivative.status !== 200 || derivative.etag !== `"${sha256Hex(derivative.bytes)}"` || width !== MEDIA_WIDTH) {
+      throw new Error(`${address(cached)} answered ${derivative.status}, ETag ${derivative.etag}, a picture ${width} px wide`);
+    }
+    const fileName = `${cached.key}-${MEDIA_WIDTH}.webp`;
+    writeFileSync(join(staticDir, fileName), derivative.bytes);
+    const staticUrl = `http://127.0.0.1:${staticPort}/${fileName}`;
+    if (!(await fetchBytes(staticUrl)).bytes.equals(derivative.bytes)) throw new Error('express.static does not serve the same bytes');
+    const cachedScenarios: Scenario[] = [
+      { label: '(f0) bare express.static, same bytes', url: staticUrl, headers: {}, expectedStatus: 200 },
+      { label: `(f) ${label}, made before`, url: address(cached), headers: {}, expectedStatus: 200 },
+    ];
+    process.stdout.write(
+      `measuring (f) (${derivative.bytes.length} bytes), ${options.duration} s each at ${options.connections} connections, in ${options.rounds} interleaved rounds...\n`,
+    );
+    const serving = performance.now();
+    const [staticMeasured, cachedMeasured] = await measureInterleaved(cachedScenarios, options);
+    mediaReport({
+      renders,
+      cached: { bare: staticMeasured!, service: cachedMeasured! },
+      options,
+      timings: { total: seconds(sectionStarted), prepared: preparedSeconds, renders: renderSeconds, cached: seconds(serving) },
+    });
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function mediaReport(figures: {
+  renders: { bare: RenderMeasured; service: RenderMeasured };
+  cached: { bare: Measured; service: Measured };
+  options: Options;
+  timings: { total: number; prepared: number; renders: number; cached: number };
+}): void {
+  const { renders, cached, options, timings } = figures;
+  const renderRatio = renders.service.rendersPerSecond / renders.bare.rendersPerSecond;
+  const cachedRatio = cached.service.requestsPerSecond / cached.bare.requestsPerSecond;
+  const width = Math.max(
+    renders.bare.label.length,
+    renders.service.label.length,
+    cached.bare.scenario.label.length,
+    cached.service.scenario.label.length,
+  );
+  const row = (label: string, perSecond: string, p50: number, p99: number, ratio: string) =>
+    `${label.padEnd(width)}  ${perSecond.padStart(9)}  ${p50.toFixed(1).padStart(7)}  ${p99.toFixed(1).padStart(7)}  ${ratio}\n`;
+  // CPU time per render does not depend on what else the machine runs, as throughput does (a busy machine
+  // shares its cores among runnable threads, and the bare loop has libuv's four to the service's two renders).
+  const cpu = (measured: RenderMeasured) => (measured.cpuMsPerRender === null ? 'n/a' : measured.cpuMsPerRender.toFixed(0));
+  const renderRow = (measured: RenderMeasured) =>
+    row(
+      measured.label,
+      measured.rendersPerSecond.toFixed(1),
+      measured.p50,
+      measured.p99,
+      `${(measured.rendersPerSecond / renders.bare.rendersPerSecond).toFixed(2).padEnd('ratio to (e0)'.length)}  ${cpu(measured)}`,
+    );
+  process.stdout.write(
+    `\n(e) first render of the ${MEDIA_WIDTH} px WebP, ${options.connections} renders in flight on each side (latency at that depth is mostly the wait for a turn)\n` +
+      `${'scenario'.padEnd(width)}  ${'renders/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to (e0)  CPU ms per render (its process, every thread)\n` +
+      renderRow(renders.bare) +
+      renderRow(renders.service) +
+      `\n(f) the same derivative made before, ${options.connections} connections\n` +
+      `${'scenario'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to (f0)\n`,
+  );
+  for (const measured of [cached.bare, cached.service]) {
+    const perSecond = Math.round(measured.requestsPerSecond).toLocaleString('en-US');
+    process.stdout.write(
+      row(
+        measured.scenario.label,
+        perSecond,
+        measured.p50,
+        measured.p99,
+        (measured.requestsPerSecond / cached.bare.requestsPerSecond).toFixed(2),
+      ),
+    );
+  }
+  const targets = [
+    { name: '(e) first renders >= 0.8 x the bare sharp loop', met: renderRatio >= 0.8 },
+    { name: '(f) a derivative made before >= 0.8 x bare express.static', met: cachedRatio >= 0.8 },
+  ];
+  process.stdout.write(`\n${targets.map((target) => `${target.name}: ${target.met ? 'met' : 'NOT met'}`).join('\n')}\n`);
+  process.stdout.write(
+    `media section: ${timings.total.toFixed(0)} s (masters prepared in ${timings.prepared.toFixed(0)} s, ` +
+      `(e) ${timings.renders.toFixed(0)} s, (f) ${timings.cached.toFixed(0)} s); sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}\n`,
+  );
+  process.stdout.write(machineLine());
+  if (targets.some((target) => !target.met)) process.exitCode = 1;
 }
 
 await main();

@@ -847,9 +847,9 @@ function mapEmbed(point: { latitude: number; longitude: number }): string {
 const hasLogo = (developerIndex: number): boolean => developerIndex % 9 !== 4;
 
 /**
- * A project's facade pictures: most scenes carry its name's first word (its brand) on the building; the two
- * costliest to render (the widest, and the portrait stored turned) show one of a few generic buildings, so
- * that a first start renders a few hundred masters rather than a thousand.
+ * A project's facade pictures: the day scene and the small one carry its name's first word (its brand) on
+ * the building; the other scenes (the costlier ones to render) show one of a few generic buildings, so that
+ * a first start renders a few hundred masters rather than a thousand.
  */
 function facade(projectName: string, scene: number): DemoPicture {
   const variant = scene % FACADE_VARIANTS;
@@ -858,7 +858,7 @@ function facade(projectName: string, scene: number): DemoPicture {
   return { kind: 'facade', name: generic ? GENERIC_BUILDINGS[brandIndex(brand) % GENERIC_BUILDINGS.length]! : brand, variant };
 }
 
-const GENERIC_FACADE_SCENES = [1, 3];
+const GENERIC_FACADE_SCENES = [1, 2, 3];
 const GENERIC_BUILDINGS = ['The Residences', 'Sky Tower', 'Bay Views', 'Park Heights', 'Marina Lofts', 'Garden Court'];
 const brandIndex = (brand: string): number => Math.max(0, projectNamePrefixes.indexOf(brand));
 

@@ -63,7 +63,7 @@ export async function renderDemoPicture(picture: DemoPicture): Promise<DemoPictu
     }
     case 'banner': {
       // Half are wider than the largest width (2560 px), so that the `.webp` width is a real resize.
-      const size = random.chance(0.5) ? { width: 3000, height: 1000 } : { width: 2400, height: 800 };
+      const size = random.chance(0.5) ? { width: 2700, height: 900 } : { width: 1800, height: 600 };
       return encode(bannerSvg(random, picture.name, size), 'jpeg', size);
     }
   }
@@ -476,9 +476,9 @@ function palm(x: number, ground: number, height: number): string {
 }
 
 const FLOOR_PLAN_SIZES: Size[] = [
-  { width: 2400, height: 1800 },
-  { width: 1600, height: 1200 },
-  { width: 3000, height: 2250 },
+  { width: 2000, height: 1500 },
+  { width: 1400, height: 1050 },
+  { width: 1800, height: 1350 },
 ];
 
 /** Bedrooms drawn for a unit type; offices and shops are drawn as open space. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, statSync, unlinkSync } from 'node:fs';
+import { readdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -29,6 +29,18 @@ import type { BlobInfo, BlobStore, ByteRange, PutOptions, VariantLink, VariantLi
 const FAN_OUT = /^[0-9a-f]{2}$/;
 const TMP_NAME = /^(\d+)-/;
 const STALE_TMP_MS = 60 * 60 * 1000;
+/**
+ * Metadata files and variant links kept in memory (each, most recently used first). Both are immutable once
+ * written (a link is only ever replaced by one naming the same bytes), so a cached one is never wrong; the
+ * bytes file is still checked on every lookup, so a blob deleted by another process is not found.
+ */
+const CACHED_ENTRIES = 10_000;
+/**
+ * A whole read of a file up to this size is one read into one buffer (a picture: a render takes it whole, and
+ * fewer, larger buffers mean fewer garbage collections); larger files and ranges stream in READ_CHUNK_BYTES.
+ */
+const ONE_READ_MAX_BYTES = 8 * 1024 * 1024;
+const READ_CHUNK_BYTES = 256 * 1024;
 
 interface StoredMeta {
   size: number;
@@ -49,6 +61,10 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
   private readonly tmpDir: string;
   private readonly variantsDir: string;
   private closed = false;
+  /** By SHA-256: the metadata, and the bytes file's identity when it was read (a re-put makes a new file). */
+  private readonly metas = new RecentlyUsed<string, { meta: StoredMeta; ino: number; ctimeMs: number }>(CACHED_ENTRIES);
+  /** By `<source>/<variant>`: the derived blob's SHA-256. */
+  private readonly links = new RecentlyUsed<string, string>(CACHED_ENTRIES);
 
   constructor(private readonly root: string) {
     this.tmpDir = join(root, 'tmp');
@@ -95,8 +111,20 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
   async stat(sha256: string): Promise<BlobInfo | null> {
     this.assertOpen();
     if (!isSha256(sha256)) return null;
-    const meta = await readMeta(this.metaPath(sha256));
-    if (!meta || !(await exists(this.dataPath(sha256)))) return null;
+    // The bytes first: a blob exists once its bytes file does, and its metadata was published before it.
+    const data = await statIfThere(this.dataPath(sha256));
+    if (!data) {
+      this.metas.delete(sha256);
+      return null;
+    }
+    let cached = this.metas.get(sha256);
+    if (!cached || cached.ino !== data.ino || cached.ctimeMs !== data.ctimeMs) {
+      const meta = await readMeta(this.metaPath(sha256));
+      if (!meta) return null;
+      cached = { meta, ino: data.ino, ctimeMs: data.ctimeMs };
+      this.metas.set(sha256, cached);
+    }
+    const { meta } = cached;
     return { sha256, size: meta.size, contentType: meta.contentType, storedAt: new Date(meta.storedAt) };
   }
 
@@ -113,8 +141,11 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
     }
     try {
       const { size } = await file.stat();
-      if (range) return file.createReadStream(rangeWithin(range, size));
-      return verified(file.createReadStream(), sha256, size);
+      if (range) return file.createReadStream({ ...rangeWithin(range, size), highWaterMark: READ_CHUNK_BYTES });
+      // Up to the size just read: the last read is the last chunk, with no read of nothing to find the end.
+      if (size === 0) return verified(file.createReadStream(), sha256, size);
+      const highWaterMark = size <= ONE_READ_MAX_BYTES ? size : READ_CHUNK_BYTES;
+      return verified(file.createReadStream({ start: 0, end: size - 1, highWaterMark }), sha256, size);
     } catch (error) {
       await file.close();
       throw error;
@@ -139,18 +170,23 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
       await removeIfThere(tmpLink);
     }
     await syncDir(dir);
+    this.links.set(`${source}/${variant}`, derived);
   }
 
   async findVariant(source: string, variant: string): Promise<BlobInfo | null> {
     this.assertOpen();
     if (!isSha256(source)) return null;
     assertVariantName(variant);
-    let derived: string;
-    try {
-      derived = await readFile(join(this.variantDir(source), variant), 'utf8');
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
+    const key = `${source}/${variant}`;
+    let derived = this.links.get(key);
+    if (derived === undefined) {
+      try {
+        derived = await readFile(join(this.variantDir(source), variant), 'utf8');
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+      this.links.set(key, derived);
     }
     return this.stat(derived);
   }
@@ -188,8 +224,10 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
     if (!isSha256(sha256)) return false;
     // The bytes first: from then on the blob is gone, whatever else a crash leaves behind.
     const existed = await removeIfThere(this.dataPath(sha256));
+    this.metas.delete(sha256);
     await removeIfThere(this.metaPath(sha256));
     await rm(this.variantDir(sha256), { recursive: true, force: true });
+    this.links.deleteWhere((key) => key.startsWith(`${sha256}/`));
     if (existed) await syncDir(this.fanOutDir(sha256));
     return existed;
   }
@@ -269,13 +307,43 @@ async function readMeta(path: string): Promise<StoredMeta | null> {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+async function statIfThere(path: string): Promise<Stats | null> {
   try {
-    await stat(path);
-    return true;
+    return await stat(path);
   } catch (error) {
-    if (isNotFound(error)) return false;
+    if (isNotFound(error)) return null;
     throw error;
+  }
+}
+
+/** A map of at most `capacity` entries that forgets the least recently used first. */
+class RecentlyUsed<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      // Map keeps insertion order: re-inserting makes it the most recent.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  deleteWhere(test: (key: K) => boolean): void {
+    for (const key of this.entries.keys()) if (test(key)) this.entries.delete(key);
   }
 }
 

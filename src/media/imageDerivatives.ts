@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { pipeline } from 'node:stream';
+import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { BlobInfo, BlobStore } from '../blobStore/blobStore.js';
 
@@ -42,7 +42,8 @@ export interface ImageDerivativesOptions {
   /**
    * Renders running at once; more wait their turn. Default: one per core. Each render is one libvips
    * thread on one of libuv's pool threads (4 by default), so capping renders at the cores keeps them from
-   * queueing ahead of the file reads that serve stored pictures on the same pool.
+   * queueing ahead of the file reads that serve stored pictures on the same pool. A turn covers sharp's work
+   * only: reading the master and storing the result happen outside it, so no core waits on the disk.
    */
   maxConcurrentRenders?: number;
 }
@@ -51,38 +52,50 @@ export function createImageDerivatives(blobStore: BlobStore, options: ImageDeriv
   // One libvips thread per image (sharp's default on glibc already; made explicit because parallelism
   // comes from running renders side by side, which `maxConcurrentRenders` bounds).
   sharp.concurrency(1);
-  const slots = new Slots(options.maxConcurrentRenders ?? availableParallelism());
+  const renderSlots = Math.max(1, options.maxConcurrentRenders ?? availableParallelism());
+  const slots = new Slots(renderSlots);
+  // Masters in memory at once (read, rendering or waiting for a turn, results being stored): enough that a
+  // turn never waits on a read or a write, few enough to bound the memory.
+  const admitted = new Slots(renderSlots * 2);
   const inFlight = new Map<string, Promise<BlobInfo | null>>();
   let renders = 0;
 
   const render = async (source: string, width: ImageWidth, variant: string): Promise<BlobInfo | null> => {
-    await slots.acquire();
+    await admitted.acquire();
     try {
       // Another replica, or this process before a restart, may have made it while this one waited.
       const made = await blobStore.findVariant(source, variant);
       if (made) return made;
       const input = await blobStore.open(source);
       if (!input) return null;
-      renders++;
-      const transform = sharp().rotate().resize({ width, withoutEnlargement: true }).keepIccProfile().webp({ quality: WEBP_QUALITY });
-      // A failure of the source's bytes or of decoding them is the picture's; one of the store's own is not.
-      // Listened to before put() listens, so it is known by the time the put rejects.
-      let sourceFailure: unknown;
-      const noteSourceFailure = (error: unknown) => (sourceFailure ??= error);
-      input.once('error', noteSourceFailure);
-      transform.once('error', noteSourceFailure);
-      // pipeline() destroys every stage when one fails (a corrupt source stream fails sharp, and so the put).
-      const output = pipeline(input, transform, () => {});
-      let derived: BlobInfo;
+      // sharp buffers a streamed input whole before decoding it anyway; reading it first (checked against its
+      // address in the same pass) keeps the disk out of the render's turn.
+      let master: Buffer;
       try {
-        derived = await blobStore.put(output, { contentType: 'image/webp' });
+        master = await readAll(input);
       } catch (error) {
-        throw sourceFailure === undefined ? error : new SourceUnreadable(source, { cause: sourceFailure });
+        throw new SourceUnreadable(source, { cause: error });
       }
+      renders++;
+      let webp: Buffer;
+      await slots.acquire();
+      try {
+        webp = await sharp(master)
+          .rotate()
+          .resize({ width, withoutEnlargement: true })
+          .keepIccProfile()
+          .webp({ quality: WEBP_QUALITY })
+          .toBuffer();
+      } catch (error) {
+        throw new SourceUnreadable(source, { cause: error });
+      } finally {
+        slots.release();
+      }
+      const derived = await blobStore.put(Readable.from([webp]), { contentType: 'image/webp' });
       await blobStore.linkVariant(source, variant, derived.sha256);
       return derived;
     } finally {
-      slots.release();
+      admitted.release();
     }
   };
 
@@ -132,4 +145,12 @@ class Slots {
     if (next) next();
     else this.free++;
   }
+}
+
+/** Every byte of `stream`; rejects with the stream's error (a corrupt blob fails its checksum at the end). */
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  // One chunk (the store reads a picture in one go) is taken as it is: a copy would double the allocation.
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
-import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDirSync } from '../dataDir.js';
@@ -162,14 +162,15 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
     }
     const dir = this.variantDir(source);
     await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    // Not fsynced: a link is a cache entry over two durable blobs. One lost or torn by a crash reads as no
+    // variant (findVariant's stat of a non-address is null), and the next request derives it again.
     const tmpLink = this.tmpPath('.link');
     try {
-      await writeDurably(tmpLink, derived);
+      await writeFile(tmpLink, derived, { flag: 'wx', mode: PRIVATE_FILE_MODE });
       await rename(tmpLink, join(dir, variant));
     } finally {
       await removeIfThere(tmpLink);
     }
-    await syncDir(dir);
     this.links.set(`${source}/${variant}`, derived);
   }
 

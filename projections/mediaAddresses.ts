@@ -14,6 +14,13 @@ import {
 } from '../src/projectionEngine/projection.js';
 
 export const MEDIA_ADDRESSES = 'media_addresses';
+/** Per project, the media ids of its pictures: what a project's deletion empties, found without a query. */
+export const PROJECT_MEDIA_IDS = 'media_addresses_by_project';
+
+interface ProjectMediaIdsDoc extends PositionedDoc {
+  _id: number;
+  media_ids: string[];
+}
 
 /**
  * A picture an address names. `slot` tells which picture of the media id it is: empty for every media id that
@@ -190,11 +197,20 @@ function change(
 
 async function applyProjectDeleted(event: Recorded<ProjectEventOf<'ProjectDeleted'>>, ctx: ProjectionContext): Promise<void> {
   const position = positionNumber(event);
+  const listing = await ctx.get<ProjectMediaIdsDoc>(PROJECT_MEDIA_IDS, event.data.project_id);
   // Each document is checked on its own: a write interrupted half-way may have stored some of them already.
-  for (const doc of await ctx.find<MediaAddressDoc>(MEDIA_ADDRESSES, { project_id: event.data.project_id })) {
-    if (alreadyApplied(doc, event)) continue;
+  for (const mediaId of listing?.media_ids ?? []) {
+    const doc = await ctx.get<MediaAddressDoc>(MEDIA_ADDRESSES, mediaId);
+    if (!doc || alreadyApplied(doc, event)) continue;
     ctx.put(MEDIA_ADDRESSES, showing(doc, doc._id, doc.project_id, [], position));
   }
+}
+
+/** Adds `mediaId` to its project's listing (a rebuild's lookups of it are answered from memory). */
+async function listUnderProject(ctx: ProjectionContext, projectId: number, mediaId: string, position: number): Promise<void> {
+  const listing = await ctx.get<ProjectMediaIdsDoc>(PROJECT_MEDIA_IDS, projectId);
+  if (listing?.media_ids.includes(mediaId)) return;
+  ctx.put(PROJECT_MEDIA_IDS, { _id: projectId, media_ids: [...(listing?.media_ids ?? []), mediaId], _position: position });
 }
 
 /**
@@ -205,9 +221,9 @@ async function applyProjectDeleted(event: Recorded<ProjectEventOf<'ProjectDelete
  */
 export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
   name: 'mediaAddresses',
-  version: 1,
-  collections: [MEDIA_ADDRESSES],
-  indexes: { [MEDIA_ADDRESSES]: [{ keys: [['project_id', 1]] }] },
+  version: 2,
+  collections: [MEDIA_ADDRESSES, PROJECT_MEDIA_IDS],
+  indexes: {},
   handles: everyEventType<MediaAddressEvent>({
     DeveloperCreated: true,
     DeveloperRevised: true,
@@ -231,6 +247,8 @@ export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
     const current = await ctx.get<MediaAddressDoc>(MEDIA_ADDRESSES, changed.mediaId);
     if (alreadyApplied(current, event)) return;
     if (!current && changed.onlyIfKnown) return;
-    ctx.put(MEDIA_ADDRESSES, showing(current, changed.mediaId, changed.projectId, changed.images, positionNumber(event)));
+    const position = positionNumber(event);
+    if (!current && changed.projectId !== null) await listUnderProject(ctx, changed.projectId, changed.mediaId, position);
+    ctx.put(MEDIA_ADDRESSES, showing(current, changed.mediaId, changed.projectId, changed.images, position));
   },
 };

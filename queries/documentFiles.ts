@@ -24,8 +24,10 @@ export interface DocumentFilesDeps {
   clock: () => Date;
 }
 
-const STORED = '/documents/:kind/:key/:file_name';
-const EXTERNAL = '/documents/:kind/external/:url/:file_name';
+// Below the router's mount point, DOCUMENT_FILES_MOUNT: express then never enters this router for other paths.
+export const DOCUMENT_FILES_MOUNT = '/documents';
+const STORED = '/:kind/:key/:file_name';
+const EXTERNAL = '/:kind/external/:url/:file_name';
 
 /**
  * The link's own authorization: `expires` and `signature`, once each and nothing else (a link is used
@@ -110,7 +112,7 @@ export function documentFilesRouter(deps: DocumentFilesDeps): Router {
     { method: 'get', path: EXTERNAL },
     { method: 'get', path: STORED },
   ]);
-  router.use('/documents', () => {
+  router.use(() => {
     throw new LinkInvalid();
   });
   return router;
@@ -258,6 +260,6 @@ const externalOperation = (method: 'get' | 'head'): ZodOpenApiOperationObject =>
 });
 
 export const documentFilesPaths: ZodOpenApiPathsObject = {
-  [toOpenApiPath(STORED)]: { get: storedFileOperation('get'), head: storedFileOperation('head') },
-  [toOpenApiPath(EXTERNAL)]: { get: externalOperation('get'), head: externalOperation('head') },
+  [toOpenApiPath(DOCUMENT_FILES_MOUNT + STORED)]: { get: storedFileOperation('get'), head: storedFileOperation('head') },
+  [toOpenApiPath(DOCUMENT_FILES_MOUNT + EXTERNAL)]: { get: externalOperation('get'), head: externalOperation('head') },
 };

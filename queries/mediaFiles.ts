@@ -25,8 +25,10 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** An earlier key's redirect lasts only until the picture changes again. */
 const REDIRECT = 'public, max-age=300';
 
-const PLAIN = '/media/:media_id/:file';
-const ACCOUNT = '/media/c/:account_token/:media_id/:file';
+// Below the router's mount point, MEDIA_FILES_MOUNT: express then never enters this router for other paths.
+export const MEDIA_FILES_MOUNT = '/media';
+const PLAIN = '/:media_id/:file';
+const ACCOUNT = '/c/:account_token/:media_id/:file';
 
 const ORIGINAL_EXTENSIONS: Record<ImageRef['content_type'], string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
 
@@ -256,6 +258,6 @@ const imageOperation = (form: 'plain' | 'account', method: 'get' | 'head'): ZodO
 };
 
 export const mediaFilesPaths: ZodOpenApiPathsObject = {
-  [toOpenApiPath(PLAIN)]: { get: imageOperation('plain', 'get'), head: imageOperation('plain', 'head') },
-  [toOpenApiPath(ACCOUNT)]: { get: imageOperation('account', 'get'), head: imageOperation('account', 'head') },
+  [toOpenApiPath(MEDIA_FILES_MOUNT + PLAIN)]: { get: imageOperation('plain', 'get'), head: imageOperation('plain', 'head') },
+  [toOpenApiPath(MEDIA_FILES_MOUNT + ACCOUNT)]: { get: imageOperation('account', 'get'), head: imageOperation('account', 'head') },
 };

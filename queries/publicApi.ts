@@ -2,8 +2,8 @@ import type { PublicApi } from '../src/http/app.js';
 import { healthRouter, type HealthDeps } from './health.js';
 import { queryRoutes } from './index.js';
 import { accountTokenExists } from '../projections/access.js';
-import { documentFilesRouter } from './documentFiles.js';
-import { createMediaFilesRouter, type MediaFilesDeps } from './mediaFiles.js';
+import { DOCUMENT_FILES_MOUNT, documentFilesRouter } from './documentFiles.js';
+import { createMediaFilesRouter, MEDIA_FILES_MOUNT, type MediaFilesDeps } from './mediaFiles.js';
 import { apiOpenApiYaml } from './openApi.js';
 import { createQueryRouter, type QueryDeps } from './queryRoute.js';
 
@@ -14,13 +14,16 @@ export function createPublicApi(
   const { readStore, linkSigner, clock, limits, publicBaseUrl, blobs, derivatives } = deps;
   return {
     health: healthRouter(deps),
-    media: createMediaFilesRouter({
-      readStore,
-      blobs,
-      derivatives,
-      accountTokenExists: deps.accountTokenExists ?? ((token) => accountTokenExists(readStore, token)),
-    }),
-    documents: documentFilesRouter({ blobs, linkSigner, clock }),
+    media: {
+      path: MEDIA_FILES_MOUNT,
+      router: createMediaFilesRouter({
+        readStore,
+        blobs,
+        derivatives,
+        accountTokenExists: deps.accountTokenExists ?? ((token) => accountTokenExists(readStore, token)),
+      }),
+    },
+    documents: { path: DOCUMENT_FILES_MOUNT, router: documentFilesRouter({ blobs, linkSigner, clock }) },
     openApiYaml: () => apiOpenApiYaml(queryRoutes),
     queries: createQueryRouter(queryRoutes, { readStore, linkSigner, clock, limits, ...(publicBaseUrl ? { publicBaseUrl } : {}) }),
   };

@@ -25,13 +25,19 @@ import { answeredNotModified } from './responses.js';
  * The read side of `/v1`, built from queries/ by the composition root: queries/ uses this shell's helpers,
  * so the shell takes its routes rather than importing them.
  */
+/** A router for the paths below `path` only, so that requests for other paths never pass through it. */
+export interface MountedRouter {
+  path: string;
+  router: Router;
+}
+
 export interface PublicApi {
   /** Mounted before authentication: the health check. */
   health: Router;
   /** Mounted before authentication: the image addresses, public and not metered. */
-  media: Router;
+  media: MountedRouter;
   /** Mounted before authentication: signed document links, whose signature is their whole authorization. */
-  documents: Router;
+  documents: MountedRouter;
   /** /v1/openapi.yaml, rendered on first request. */
   openApiYaml: () => string;
   /** Mounted behind authentication: every query route. */
@@ -93,8 +99,8 @@ function requestChecks(deps: AppDeps): RequestCheck[] {
 function apiRouter(deps: AppDeps): Router {
   const router = Router();
   router.use(deps.publicApi.health);
-  router.use(deps.publicApi.media);
-  router.use(deps.publicApi.documents);
+  router.use(deps.publicApi.media.path, deps.publicApi.media.router);
+  router.use(deps.publicApi.documents.path, deps.publicApi.documents.router);
   router.get('/openapi.yaml', staticDocument('application/yaml', deps.publicApi.openApiYaml));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));

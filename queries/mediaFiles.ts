@@ -11,6 +11,7 @@ import { requestContextOf } from '../src/http/requestContext.js';
 import { DEFAULT_IMAGE_WIDTH, SourceUnreadable, type ImageDerivatives, type ImageWidth } from '../src/media/imageDerivatives.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
 import { rangeNotSatisfiableResponse, sendBlob } from './blobResponses.js';
+import { ORIGINAL_EXTENSIONS } from './representations.js';
 
 export interface MediaFilesDeps {
   readStore: ReadStore;
@@ -29,8 +30,6 @@ const REDIRECT = 'public, max-age=300';
 export const MEDIA_FILES_MOUNT = '/media';
 const PLAIN = '/:media_id/:file';
 const ACCOUNT = '/c/:account_token/:media_id/:file';
-
-const ORIGINAL_EXTENSIONS: Record<ImageRef['content_type'], string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
 
 const mediaIdSchema = z.string().regex(/^(?:[1-9]\d{0,15}|(?:developer|community|floor-plan|floor-plate|video)-[1-9]\d{0,15})$/);
 const fileSchema = z.string().regex(/^[0-9a-f]{64}(?:-(?:400|800|1600))?\.webp$|^[0-9a-f]{64}-original\.(?:jpg|png|webp)$/);

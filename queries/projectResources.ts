@@ -4,6 +4,7 @@ import type { PdfDocument, VideoFile } from '../src/catalogue/project.js';
 import { NotFound } from '../src/domain/errors.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
+import { floorPlanMediaId, floorPlateMediaId, videoMediaId } from '../projections/mediaAddresses.js';
 import { PROJECT_RESOURCES, type ProjectResourcesDoc } from '../projections/projectResources.js';
 import { PROJECTS, type ProjectDoc } from '../projections/projects.js';
 import { catalogueScopeOf, projectInScope, type CatalogueScope } from './catalogueScope.js';
@@ -127,7 +128,7 @@ interface Shaping {
 }
 
 const shapeFloorPlans = (resources: ProjectResourcesDoc, { baseUrl }: Shaping) =>
-  resources.floor_plans.map((plan) => ({ ...plan, image: imageAddresses(baseUrl, `floor-plan-${plan.id}`, plan.image) }));
+  resources.floor_plans.map((plan) => ({ ...plan, image: imageAddresses(baseUrl, floorPlanMediaId(plan.id), plan.image) }));
 
 const shapeMedia = (resources: ProjectResourcesDoc, { baseUrl, deps, evaluation }: Shaping) => ({
   items: resources.media.items.map((item) => ({
@@ -144,7 +145,7 @@ const shapeFloorPlates = (resources: ProjectResourcesDoc, { baseUrl }: Shaping) 
   resources.floor_plates.map((plate) => ({
     title: plate.title,
     floors: plate.floors,
-    image: plate.image ? imageAddresses(baseUrl, `floor-plate-${resources.project_id}`, plate.image) : null,
+    image: plate.image ? imageAddresses(baseUrl, floorPlateMediaId(resources.project_id), plate.image) : null,
   }));
 
 function shapeVideo(resources: ProjectResourcesDoc, { baseUrl, deps, evaluation }: Shaping): z.infer<typeof videoSchema> {
@@ -158,7 +159,7 @@ function shapeVideo(resources: ProjectResourcesDoc, { baseUrl, deps, evaluation 
     external_url: file ? null : video.external_url,
     file_url: file?.download_url ?? null,
     file_expires_at: file?.expires_at ?? null,
-    thumbnail_url: video.thumbnail ? imageAddresses(baseUrl, `video-${resources.project_id}`, video.thumbnail).url : null,
+    thumbnail_url: video.thumbnail ? imageAddresses(baseUrl, videoMediaId(resources.project_id), video.thumbnail).url : null,
   };
 }
 

@@ -9,6 +9,7 @@ import type { ReadStore } from '../src/readStore/readStore.js';
 import { SerializedJson } from './queryRoute.js';
 import { COMMUNITIES, type CommunityDoc } from '../projections/communities.js';
 import { DEVELOPERS, type DeveloperDoc } from '../projections/developers.js';
+import { communityMediaId, developerMediaId } from '../projections/mediaAddresses.js';
 import type { ProjectDoc } from '../projections/projects.js';
 import { STATES, type StateDoc } from '../projections/states.js';
 import { SUB_COMMUNITIES, type SubCommunityDoc } from '../projections/subCommunities.js';
@@ -33,7 +34,12 @@ export const imageSchema = z
   });
 export type Image = z.infer<typeof imageSchema>;
 
-const ORIGINAL_EXTENSIONS: Record<ImageRef['content_type'], string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
+/** The extension of a picture's `-original` address: the file's own format. */
+export const ORIGINAL_EXTENSIONS: Record<ImageRef['content_type'], string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+};
 
 /**
  * `mediaId` is the gallery picture's media id; pictures outside the gallery are addressed by their owner
@@ -326,7 +332,7 @@ export function developerRepresentation(developer: DeveloperDoc, baseUrl: string
     name: developer.name,
     description: developer.description,
     website: developer.website,
-    logo: developer.logo ? imageAddresses(baseUrl, `developer-${developer.id}`, developer.logo) : null,
+    logo: developer.logo ? imageAddresses(baseUrl, developerMediaId(developer.id), developer.logo) : null,
     established_year: developer.established_year,
     created_at: developer.created_at,
     updated_at: developer.updated_at,
@@ -380,7 +386,7 @@ export function communityRepresentation(
     name: community.name,
     description: community.description,
     state: reference(state),
-    banner: community.banner ? imageAddresses(baseUrl, `community-${community.id}`, community.banner) : null,
+    banner: community.banner ? imageAddresses(baseUrl, communityMediaId(community.id), community.banner) : null,
     location: community.location,
     created_at: community.created_at,
     updated_at: community.updated_at,

@@ -40,6 +40,12 @@ export interface Config {
   uploadLimits: { image: number; document: number; video: number };
   /** MEDIA_PREGENERATE=on: an uploaded picture's widths are derived before its command is sent. */
   mediaPregenerate: boolean;
+  /** CIDR blocks a webhook may target although they are private (then also over http://); empty = public https only. */
+  webhookAllowedPrivateCidrs: string[];
+  /** The 32-byte key webhook secrets are sealed with; absent only in embedded mode, where the service generates one under dataDir. */
+  webhookSecretKey?: Buffer;
+  /** How long a rotated webhook secret keeps signing deliveries next to its successor. */
+  webhookSecretOverlapSeconds: number;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -107,6 +113,27 @@ const urlWithScheme = (schemes: string[]) =>
       `must be a URL starting with ${schemes.map((scheme) => `${scheme}://`).join(' or ')}`,
     );
 
+/**
+ * A 32-byte key written as 64 hex digits or in base64 (standard or URL-safe, padded or not); null when the
+ * text is neither. Also reads the key file embedded mode generates (43 base64url characters).
+ */
+export function decodeSecretKey(text: string): Buffer | null {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (!/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(trimmed)) return null;
+  const key = Buffer.from(trimmed.replaceAll('+', '-').replaceAll('/', '_').replace(/=$/, ''), 'base64url');
+  return key.length === 32 ? key : null;
+}
+
+const secretKey = z.string().transform((value, context) => {
+  const key = decodeSecretKey(value);
+  if (key === null) {
+    context.addIssue({ code: 'custom', message: 'must be 32 bytes written as 64 hexadecimal digits or in base64' });
+    return z.NEVER;
+  }
+  return key;
+});
+
 /** Comma-separated CIDR blocks; a bad entry is reported without its value, like every other variable. */
 const cidrList = z.string().transform((value, context) => {
   if (value.trim() === '') return [];
@@ -152,6 +179,9 @@ const environmentSchema = z.object({
   UPLOAD_MAX_DOCUMENT_BYTES: withDefault(integer(1, 1024 * MEBIBYTE), String(50 * MEBIBYTE)),
   UPLOAD_MAX_VIDEO_BYTES: withDefault(integer(1, 64 * 1024 * MEBIBYTE), String(500 * MEBIBYTE)),
   MEDIA_PREGENERATE: withDefault(z.enum(ON_OFF, { error: `must be one of ${ON_OFF.join(', ')}` }), 'off'),
+  WEBHOOK_ALLOWED_PRIVATE_CIDRS: withDefault(cidrList, ''),
+  WEBHOOK_SECRET_KEY: optional(secretKey),
+  WEBHOOK_SECRET_OVERLAP_SECONDS: withDefault(integer(0, 30 * 86_400), '86400'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -174,6 +204,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     addProblem(
       'LINK_SIGNING_SECRET',
       `is required (at least ${ADMIN_TOKEN_MIN_LENGTH} characters) when EVENTSTORE_URL or MONGODB_URL is set`,
+    );
+  }
+  // Every replica must open the secrets the others sealed.
+  if (externalStoreSet && known.WEBHOOK_SECRET_KEY === undefined) {
+    addProblem(
+      'WEBHOOK_SECRET_KEY',
+      'is required (32 bytes, as 64 hexadecimal digits or base64) when EVENTSTORE_URL or MONGODB_URL is set',
     );
   }
   // Node refuses to create a server whose head may take longer than the whole request.
@@ -217,6 +254,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     uploadLimits: { image: vars.UPLOAD_MAX_IMAGE_BYTES, document: vars.UPLOAD_MAX_DOCUMENT_BYTES, video: vars.UPLOAD_MAX_VIDEO_BYTES },
     mediaPregenerate: vars.MEDIA_PREGENERATE === 'on',
+    webhookAllowedPrivateCidrs: vars.WEBHOOK_ALLOWED_PRIVATE_CIDRS,
+    webhookSecretKey: vars.WEBHOOK_SECRET_KEY,
+    webhookSecretOverlapSeconds: vars.WEBHOOK_SECRET_OVERLAP_SECONDS,
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { parseRoles } from '../../src/service.js';
 
 const LONG_TOKEN = 'a'.repeat(32);
+const WEBHOOK_KEY_HEX = '0f'.repeat(32);
 
 function problemsOf(env: Record<string, string>): Record<string, string> {
   try {
@@ -40,6 +41,9 @@ describe('loadConfig', () => {
       httpServer: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000 },
       uploadLimits: { image: 25 * 1024 * 1024, document: 50 * 1024 * 1024, video: 500 * 1024 * 1024 },
       mediaPregenerate: false,
+      webhookAllowedPrivateCidrs: [],
+      webhookSecretKey: undefined,
+      webhookSecretOverlapSeconds: 86_400,
       mode: 'embedded',
     });
   });
@@ -67,6 +71,7 @@ describe('loadConfig', () => {
       MONGODB_URL: 'mongodb://db.internal:27017',
       ADMIN_TOKEN: LONG_TOKEN,
       LINK_SIGNING_SECRET: LONG_TOKEN,
+      WEBHOOK_SECRET_KEY: WEBHOOK_KEY_HEX,
       PUBLIC_BASE_URL: 'https://api.example.com/v1/',
       SIGNED_LINK_TTL_SECONDS: '60',
       SIGNATURE_WINDOW_SECONDS: '120',
@@ -120,6 +125,7 @@ describe('loadConfig', () => {
         'SHUTDOWN_TIMEOUT_MS',
         'SIGNED_LINK_TTL_SECONDS',
         'SIGNATURE_WINDOW_SECONDS',
+        'WEBHOOK_SECRET_KEY',
       ].sort(),
     );
     expect(problems.ADMIN_TOKEN).toMatch(/required .* when EVENTSTORE_URL or MONGODB_URL is set/);
@@ -150,6 +156,7 @@ describe('loadConfig', () => {
       MONGODB_URL: 'mongodb://localhost',
       ADMIN_TOKEN: LONG_TOKEN,
       LINK_SIGNING_SECRET: LONG_TOKEN,
+      WEBHOOK_SECRET_KEY: WEBHOOK_KEY_HEX,
       PUBLIC_BASE_URL: 'https://api.example.com/v1',
     });
     expect(config.adminToken).toBe(LONG_TOKEN);
@@ -157,7 +164,7 @@ describe('loadConfig', () => {
   });
 
   it('when an external store is configured without PUBLIC_BASE_URL, then a ConfigError requires it (links are never built on a request Host)', () => {
-    const secrets = { ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN };
+    const secrets = { ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN, WEBHOOK_SECRET_KEY: WEBHOOK_KEY_HEX };
     const stores: Array<Record<string, string>> = [
       { EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' },
       { MONGODB_URL: 'mongodb://localhost' },
@@ -171,6 +178,39 @@ describe('loadConfig', () => {
       );
     }
     expect(loadConfig({}).publicBaseUrl).toBeUndefined();
+  });
+
+  it('when the webhook variables are set, then the allow list is normalised, the key decoded from hex or base64 and the overlap parsed', () => {
+    const key = Buffer.alloc(32, 7);
+    const config = loadConfig({
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8, ::1',
+      WEBHOOK_SECRET_KEY: key.toString('hex'),
+      WEBHOOK_SECRET_OVERLAP_SECONDS: '3600',
+    });
+    expect(config).toMatchObject({ webhookAllowedPrivateCidrs: ['127.0.0.0/8', '::1/128'], webhookSecretOverlapSeconds: 3600 });
+    expect(config.webhookSecretKey).toEqual(key);
+    for (const written of [key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=$/, '')]) {
+      expect(loadConfig({ WEBHOOK_SECRET_KEY: written }).webhookSecretKey).toEqual(key);
+    }
+  });
+
+  it('when a webhook variable is bad, then a ConfigError names each without its value; an external store requires WEBHOOK_SECRET_KEY', () => {
+    const problems = problemsOf({
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '10.0.0.0/8,intranet',
+      WEBHOOK_SECRET_KEY: 'not-a-key-but-a-secret-of-sorts',
+      WEBHOOK_SECRET_OVERLAP_SECONDS: '-1',
+    });
+    expect(Object.keys(problems).sort()).toEqual(['WEBHOOK_ALLOWED_PRIVATE_CIDRS', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_SECRET_OVERLAP_SECONDS']);
+    expect(problems.WEBHOOK_SECRET_KEY).toBe('must be 32 bytes written as 64 hexadecimal digits or in base64');
+    expect(JSON.stringify(problems)).not.toMatch(/intranet|not-a-key/);
+    expect(problemsOf({ WEBHOOK_SECRET_KEY: 'ab'.repeat(31) })).toHaveProperty('WEBHOOK_SECRET_KEY');
+    expect(problemsOf({ WEBHOOK_SECRET_OVERLAP_SECONDS: String(30 * 86_400 + 1) })).toEqual({
+      WEBHOOK_SECRET_OVERLAP_SECONDS: `must be at most ${30 * 86_400}`,
+    });
+    const external = { MONGODB_URL: 'mongodb://localhost', ADMIN_TOKEN: LONG_TOKEN, LINK_SIGNING_SECRET: LONG_TOKEN };
+    expect(problemsOf({ ...external, PUBLIC_BASE_URL: 'https://api.example.com/v1' })).toEqual({
+      WEBHOOK_SECRET_KEY: 'is required (32 bytes, as 64 hexadecimal digits or base64) when EVENTSTORE_URL or MONGODB_URL is set',
+    });
   });
 
   it('when TRUSTED_PROXIES lists addresses and CIDR blocks, then they are normalised; a bad entry is named without its value', () => {

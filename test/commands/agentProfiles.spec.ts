@@ -14,7 +14,7 @@ import { accessFacts } from '../../src/access/accessReferences.js';
 import { agentProfileAggregate, type AgentProfileEvent } from '../../src/access/agentProfile.js';
 import { catalogueFacts } from '../../src/catalogue/catalogueReferences.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
-import { ApiError } from '../../src/domain/errors.js';
+import type { ApiError } from '../../src/domain/errors.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 import { storedFacts } from '../support/storedFiles.js';
 

@@ -1,11 +1,19 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDirSync } from '../dataDir.js';
 import { IncomingBytes, assertSha256, assertVariantName, isSha256, rangeWithin, verified } from './blobStreams.js';
-import type { BlobInfo, BlobStore, ByteRange, PutOptions, VariantLink, VariantListing } from './blobStore.js';
+import {
+  BlobCorrupted,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+  type PutOptions,
+  type VariantLink,
+  type VariantListing,
+} from './blobStore.js';
 
 /*
  * Embedded blob store: files under `<dataDir>/blobs/`.
@@ -41,6 +49,8 @@ const CACHED_ENTRIES = 10_000;
  */
 const ONE_READ_MAX_BYTES = 8 * 1024 * 1024;
 const READ_CHUNK_BYTES = 256 * 1024;
+/** Buffers a check of a whole file reads through, allocated once and reused (one per check running at once). */
+const CHECK_BUFFER_BYTES = 1024 * 1024;
 
 interface StoredMeta {
   size: number;
@@ -53,11 +63,27 @@ export interface EmbeddedBlobStoreOptions {
   dataDir: string;
 }
 
-export function createEmbeddedBlobStore(options: EmbeddedBlobStoreOptions): BlobStore & VariantListing {
+/**
+ * What the embedded store can do besides the port, because its blobs are files on this machine: name the file
+ * of a blob whose bytes it has just checked, for a reader that opens files itself (libvips, in
+ * src/media/imageDerivatives.ts). A 2 MB master read into a Buffer is external memory, which makes V8 collect
+ * the whole heap early and often; a path keeps the bytes outside the JavaScript heap altogether.
+ */
+export interface VerifiedBlobFiles {
+  /**
+   * The path of the file holding `sha256`'s bytes, after reading them all and checking them against the
+   * address; null when no such blob is stored. Rejects with BlobCorrupted when the bytes do not match. The
+   * file is never rewritten, but the garbage collector may delete it later (README: Blob store), so a reader
+   * that fails to open it should ask `stat` again.
+   */
+  verifiedFilePath(sha256: string): Promise<string | null>;
+}
+
+export function createEmbeddedBlobStore(options: EmbeddedBlobStoreOptions): BlobStore & VariantListing & VerifiedBlobFiles {
   return new EmbeddedBlobStore(join(options.dataDir, 'blobs'));
 }
 
-class EmbeddedBlobStore implements BlobStore, VariantListing {
+class EmbeddedBlobStore implements BlobStore, VariantListing, VerifiedBlobFiles {
   private readonly tmpDir: string;
   private readonly variantsDir: string;
   private closed = false;
@@ -65,6 +91,8 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
   private readonly metas = new RecentlyUsed<string, { meta: StoredMeta; ino: number; ctimeMs: number }>(CACHED_ENTRIES);
   /** By `<source>/<variant>`: the derived blob's SHA-256. */
   private readonly links = new RecentlyUsed<string, string>(CACHED_ENTRIES);
+  /** Buffers of CHECK_BUFFER_BYTES not in use by a running check. */
+  private readonly checkBuffers: Buffer[] = [];
 
   constructor(private readonly root: string) {
     this.tmpDir = join(root, 'tmp');
@@ -149,6 +177,34 @@ class EmbeddedBlobStore implements BlobStore, VariantListing {
     } catch (error) {
       await file.close();
       throw error;
+    }
+  }
+
+  async verifiedFilePath(sha256: string): Promise<string | null> {
+    this.assertOpen();
+    if (!isSha256(sha256)) return null;
+    const path = this.dataPath(sha256);
+    let file: FileHandle;
+    try {
+      file = await open(path, 'r');
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    // Outside V8's heap and pool, and reused: checking a file allocates nothing per check.
+    const buffer = this.checkBuffers.pop() ?? Buffer.allocUnsafeSlow(CHECK_BUFFER_BYTES);
+    try {
+      const hash = createHash('sha256');
+      let bytesRead: number;
+      do {
+        ({ bytesRead } = await file.read(buffer, 0, buffer.byteLength, null));
+        hash.update(buffer.subarray(0, bytesRead));
+      } while (bytesRead > 0);
+      if (hash.digest('hex') !== sha256) throw new BlobCorrupted(sha256);
+      return path;
+    } finally {
+      this.checkBuffers.push(buffer);
+      await file.close();
     }
   }
 

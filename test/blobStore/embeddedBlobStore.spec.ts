@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../../src/blobStore/blobStore.js';
+import { BlobCorrupted, type BlobStore } from '../../src/blobStore/blobStore.js';
 import { createBlobStore } from '../../src/blobStore/createBlobStore.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { blobStoreContract, inChunks, listAll, readAll, someBytes } from './blobStoreContract.js';
@@ -22,15 +22,7 @@ blobStoreContract('embedded', async () => {
   const dataDir = aDataDir();
   return {
     store: createEmbeddedBlobStore({ dataDir }),
-    async corrupt(sha256) {
-      const file = await openFile(bytesFile(dataDir, sha256), 'r+');
-      try {
-        const [byte] = (await file.read(Buffer.alloc(1), 0, 1, 1234)).buffer;
-        await file.write(Buffer.from([byte! ^ 0xff]), 0, 1, 1234);
-      } finally {
-        await file.close();
-      }
-    },
+    corrupt: (sha256) => corruptFile(dataDir, sha256, 1234),
   };
 });
 
@@ -40,9 +32,20 @@ function aDeadProcessId(): number {
   return Number(child.stdout);
 }
 
+/** Flips one byte of a stored blob's file (its size stays the same). */
+async function corruptFile(dataDir: string, sha256: string, at: number): Promise<void> {
+  const file = await openFile(bytesFile(dataDir, sha256), 'r+');
+  try {
+    const [byte] = (await file.read(Buffer.alloc(1), 0, 1, at)).buffer;
+    await file.write(Buffer.from([byte! ^ 0xff]), 0, 1, at);
+  } finally {
+    await file.close();
+  }
+}
+
 describe('embedded blob store', () => {
   const opened: BlobStore[] = [];
-  const open = (dataDir: string): BlobStore => {
+  const open = (dataDir: string): ReturnType<typeof createEmbeddedBlobStore> => {
     const store = createEmbeddedBlobStore({ dataDir });
     opened.push(store);
     return store;
@@ -157,6 +160,49 @@ describe('embedded blob store', () => {
 
     expect(new Set(modes)).toEqual(new Set(['700 dir', '600 file']));
     expect(modes.filter((mode) => mode.endsWith('file'))).toHaveLength(5);
+  });
+
+  describe('verified file paths (the capability renders use instead of reading a master into memory)', () => {
+    it('when a stored blob is asked for, then the answer is the path of a file holding exactly its bytes', async () => {
+      const dataDir = aDataDir();
+      const store = open(dataDir);
+      const bytes = someBytes(2_500_000, 12);
+      const info = await store.put(inChunks(bytes, 65_536), { contentType: 'image/jpeg' });
+
+      const path = await store.verifiedFilePath(info.sha256);
+
+      expect(path).toBe(bytesFile(dataDir, info.sha256));
+      expect(readFileSync(path!).equals(bytes)).toBe(true);
+    });
+
+    it('when no such blob is stored, or the address is not a SHA-256, then the answer is null', async () => {
+      const dataDir = aDataDir();
+      const store = open(dataDir);
+      const info = await store.put(inChunks(someBytes(3000, 13)), { contentType: 'image/png' });
+      rmSync(bytesFile(dataDir, info.sha256));
+
+      expect(await store.verifiedFilePath(info.sha256)).toBeNull();
+      expect(await store.verifiedFilePath('f'.repeat(64))).toBeNull();
+      expect(await store.verifiedFilePath('../../etc/passwd')).toBeNull();
+    });
+
+    it('when several blobs are checked at once and one is corrupt, then only that one is refused, as BlobCorrupted', async () => {
+      const dataDir = aDataDir();
+      const store = open(dataDir);
+      // Each larger than the buffer a check reads through, so that concurrent checks share reused buffers.
+      const infos = await Promise.all(
+        [14, 15, 16, 17].map((seed) => store.put(inChunks(someBytes(1_500_000 + seed, seed), 65_536), { contentType: 'image/jpeg' })),
+      );
+      await corruptFile(dataDir, infos[2]!.sha256, 1_400_000);
+
+      const answers = await Promise.allSettled(infos.map((info) => store.verifiedFilePath(info.sha256)));
+
+      expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((answers[2] as PromiseRejectedResult).reason).toBeInstanceOf(BlobCorrupted);
+      expect((answers[3] as PromiseFulfilledResult<string | null>).value).toBe(bytesFile(dataDir, infos[3]!.sha256));
+      // Checked again after the failure, with the same reused buffers: still right.
+      expect(await store.verifiedFilePath(infos[0]!.sha256)).toBe(bytesFile(dataDir, infos[0]!.sha256));
+    });
   });
 
   it('when a variant name could leave its folder, then it is refused', async () => {

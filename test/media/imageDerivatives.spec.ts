@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -12,6 +12,7 @@ import {
   createImageDerivatives,
   derivativeVariant,
   type ImageWidth,
+  type VerifiedBlobFiles,
 } from '../../src/media/imageDerivatives.js';
 import { bytesOf, cameraJpeg, smallPng, storePicture, type Picture } from './pictures.js';
 
@@ -20,14 +21,38 @@ afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
 
 let stores = 0;
 const opened: BlobStore[] = [];
-function aBlobStore(dataDir = join(tempDir, `data-${++stores}`)): BlobStore {
+const aDataDir = () => join(tempDir, `data-${++stores}`);
+/** The embedded store: it offers renders its checked files' paths, so sharp reads masters from disk. */
+function anEmbeddedStore(dataDir = aDataDir()): ReturnType<typeof createEmbeddedBlobStore> {
   const store = createEmbeddedBlobStore({ dataDir });
   opened.push(store);
   return store;
 }
+/** The port and nothing more (as GridFS is): renders read each master into a Buffer through `open`. */
+function aPortOnlyStore(dataDir = aDataDir()): BlobStore {
+  const store = anEmbeddedStore(dataDir);
+  return {
+    put: (source, options) => store.put(source, options),
+    stat: (sha256) => store.stat(sha256),
+    open: (sha256, range) => store.open(sha256, range),
+    linkVariant: (source, variant, derived) => store.linkVariant(source, variant, derived),
+    findVariant: (source, variant) => store.findVariant(source, variant),
+    list: () => store.list(),
+    delete: (sha256) => store.delete(sha256),
+    close: () => store.close(),
+  };
+}
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
 });
+
+/** Flips one byte in the middle of a stored blob's file. */
+function corruptStoredFile(dataDir: string, sha256: string): void {
+  const path = join(dataDir, 'blobs', sha256.slice(0, 2), sha256);
+  const bytes = readFileSync(path);
+  bytes[bytes.length >> 1]! ^= 0xff;
+  writeFileSync(path, bytes);
+}
 
 async function decoded(blobStore: BlobStore, derived: BlobInfo | null) {
   expect(derived).not.toBeNull();
@@ -41,7 +66,10 @@ beforeAll(async () => {
   [camera, png] = await Promise.all([cameraJpeg(), smallPng()]);
 });
 
-describe('image derivatives', () => {
+describe.each([
+  { masters: 'read from their files (embedded store)', aBlobStore: anEmbeddedStore },
+  { masters: 'read into buffers (a store with the port only)', aBlobStore: aPortOnlyStore },
+])('image derivatives, masters $masters', ({ aBlobStore }) => {
   it('when every width of a sideways camera JPEG is asked for, then each is an upright WebP of that width keeping only the colour profile', async () => {
     const blobStore = aBlobStore();
     const source = await storePicture(blobStore, camera);
@@ -85,7 +113,7 @@ describe('image derivatives', () => {
   });
 
   it('when a derivative was made before, then it is found in the blob store, also by another process', async () => {
-    const dataDir = join(tempDir, 'shared');
+    const dataDir = aDataDir();
     const blobStore = aBlobStore(dataDir);
     const source = await storePicture(blobStore, png);
     const first = createImageDerivatives(blobStore);
@@ -125,6 +153,16 @@ describe('image derivatives', () => {
     expect(await blobStore.findVariant(source.sha256, derivativeVariant(800))).toBeNull();
   });
 
+  it("when the master's stored bytes are corrupt, then the render fails as SourceUnreadable and nothing is linked", async () => {
+    const dataDir = aDataDir();
+    const blobStore = aBlobStore(dataDir);
+    const source = await storePicture(blobStore, camera);
+    corruptStoredFile(dataDir, source.sha256);
+    const derivatives = createImageDerivatives(blobStore);
+    await expect(derivatives.derivative(source.sha256, 800)).rejects.toBeInstanceOf(SourceUnreadable);
+    expect(await blobStore.findVariant(source.sha256, derivativeVariant(800))).toBeNull();
+  });
+
   it.each([1, 2])('when renders are limited to %i at a time, then no more run at once and every request completes', async (limit) => {
     const blobStore = aBlobStore();
     const source = await storePicture(blobStore, camera);
@@ -151,5 +189,37 @@ describe('image derivatives', () => {
     expect(derivatives.renders).toBe(4);
     expect(mostAtOnce).toBeGreaterThan(0);
     expect(mostAtOnce).toBeLessThanOrEqual(limit);
+  });
+});
+
+describe('image derivatives with the embedded store', () => {
+  it('when a master is rendered, then sharp is handed its checked file, not its bytes through open', async () => {
+    const blobStore = anEmbeddedStore();
+    const source = await storePicture(blobStore, camera);
+    // Compile-time too: the embedded store offers what renders look for.
+    const offered: VerifiedBlobFiles = blobStore;
+    const checked = vi.spyOn(offered, 'verifiedFilePath');
+    const opens = vi.spyOn(blobStore, 'open');
+    const derivatives = createImageDerivatives(blobStore);
+
+    const derived = await derivatives.derivative(source.sha256, 800);
+
+    expect(checked).toHaveBeenCalledWith(source.sha256);
+    expect(opens).not.toHaveBeenCalled();
+    expect((await decoded(blobStore, derived)).width).toBe(800);
+  });
+
+  it('when a master is collected between its check and its render, then there is no derivative rather than an error', async () => {
+    const blobStore = anEmbeddedStore();
+    const source = await storePicture(blobStore, camera);
+    const check = blobStore.verifiedFilePath.bind(blobStore);
+    vi.spyOn(blobStore, 'verifiedFilePath').mockImplementation(async (sha256) => {
+      const path = await check(sha256);
+      await blobStore.delete(sha256);
+      return path;
+    });
+    const derivatives = createImageDerivatives(blobStore);
+
+    expect(await derivatives.derivative(source.sha256, 800)).toBeNull();
   });
 });

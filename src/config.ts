@@ -46,6 +46,8 @@ export interface Config {
   webhookSecretKey?: Buffer;
   /** How long a rotated webhook secret keeps signing deliveries next to its successor. */
   webhookSecretOverlapSeconds: number;
+  /** The worker role's webhook deliveries: in flight per process, per webhook, each attempt's timeout and response cap. */
+  webhookDelivery: WebhookDeliveryConfig;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -60,6 +62,14 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs: number;
   /** Open connections per process; Node closes a connection accepted beyond it at once, without a word. */
   maxConnections: number;
+}
+
+/** How the worker role delivers webhooks (the WEBHOOK_* delivery variables). */
+export interface WebhookDeliveryConfig {
+  concurrency: number;
+  endpointConcurrency: number;
+  timeoutMs: number;
+  maxResponseBytes: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -182,6 +192,10 @@ const environmentSchema = z.object({
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: withDefault(cidrList, ''),
   WEBHOOK_SECRET_KEY: optional(secretKey),
   WEBHOOK_SECRET_OVERLAP_SECONDS: withDefault(integer(0, 30 * 86_400), '86400'),
+  WEBHOOK_DELIVERY_CONCURRENCY: withDefault(integer(1, 1_000), '32'),
+  WEBHOOK_ENDPOINT_CONCURRENCY: withDefault(integer(1, 100), '4'),
+  WEBHOOK_TIMEOUT_MS: withDefault(integer(100, 60_000), '15000'),
+  WEBHOOK_MAX_RESPONSE_BYTES: withDefault(integer(0, MEBIBYTE), '4096'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -257,6 +271,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowedPrivateCidrs: vars.WEBHOOK_ALLOWED_PRIVATE_CIDRS,
     webhookSecretKey: vars.WEBHOOK_SECRET_KEY,
     webhookSecretOverlapSeconds: vars.WEBHOOK_SECRET_OVERLAP_SECONDS,
+    webhookDelivery: {
+      concurrency: vars.WEBHOOK_DELIVERY_CONCURRENCY,
+      endpointConcurrency: vars.WEBHOOK_ENDPOINT_CONCURRENCY,
+      timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
+      maxResponseBytes: vars.WEBHOOK_MAX_RESPONSE_BYTES,
+    },
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       webhookAllowedPrivateCidrs: [],
       webhookSecretKey: undefined,
       webhookSecretOverlapSeconds: 86_400,
+      webhookDelivery: { concurrency: 32, endpointConcurrency: 4, timeoutMs: 15_000, maxResponseBytes: 4096 },
       mode: 'embedded',
     });
   });
@@ -211,6 +212,28 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...external, PUBLIC_BASE_URL: 'https://api.example.com/v1' })).toEqual({
       WEBHOOK_SECRET_KEY: 'is required (32 bytes, as 64 hexadecimal digits or base64) when EVENTSTORE_URL or MONGODB_URL is set',
     });
+  });
+
+  it('when the webhook delivery variables are set, then they are parsed; out of range, then each is named', () => {
+    const config = loadConfig({
+      WEBHOOK_DELIVERY_CONCURRENCY: '64',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      WEBHOOK_TIMEOUT_MS: '5000',
+      WEBHOOK_MAX_RESPONSE_BYTES: '0',
+    });
+    expect(config.webhookDelivery).toEqual({ concurrency: 64, endpointConcurrency: 2, timeoutMs: 5000, maxResponseBytes: 0 });
+    const problems = problemsOf({
+      WEBHOOK_DELIVERY_CONCURRENCY: '0',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '101',
+      WEBHOOK_TIMEOUT_MS: '60001',
+      WEBHOOK_MAX_RESPONSE_BYTES: 'lots',
+    });
+    expect(Object.keys(problems).sort()).toEqual([
+      'WEBHOOK_DELIVERY_CONCURRENCY',
+      'WEBHOOK_ENDPOINT_CONCURRENCY',
+      'WEBHOOK_MAX_RESPONSE_BYTES',
+      'WEBHOOK_TIMEOUT_MS',
+    ]);
   });
 
   it('when TRUSTED_PROXIES lists addresses and CIDR blocks, then they are normalised; a bad entry is named without its value', () => {

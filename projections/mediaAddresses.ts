@@ -1,4 +1,5 @@
 import { assertNever } from '../src/domain/decider.js';
+import type { AgentProfileEvent } from '../src/access/agentProfile.js';
 import type { CommunityEvent } from '../src/catalogue/community.js';
 import type { DeveloperEvent } from '../src/catalogue/developer.js';
 import type { ImageRef } from '../src/catalogue/imageRef.js';
@@ -49,10 +50,10 @@ export interface MediaAddressDoc extends PositionedDoc {
   /**
    * The media id as it appears in addresses: a gallery picture's media id ("42"), or its owner's form
    * (queries/representations.ts, queries/projectResources.ts): `developer-{id}`, `community-{id}`,
-   * `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}`.
+   * `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}`, `agent-profile-{id}`.
    */
   _id: string;
-  /** The project whose deletion removes these pictures; null for developer logos and community banners. */
+  /** The project whose deletion removes these pictures; null for developer logos, community banners and agent portraits. */
   project_id: number | null;
   current: AddressedImage[];
   /** In the order the keys were left; a key is never both current and earlier. */
@@ -65,6 +66,7 @@ export const communityMediaId = (communityId: number): string => `community-${co
 export const floorPlanMediaId = (floorPlanId: number): string => `floor-plan-${floorPlanId}`;
 export const floorPlateMediaId = (projectId: number): string => `floor-plate-${projectId}`;
 export const videoMediaId = (projectId: number): string => `video-${projectId}`;
+export const agentProfileMediaId = (agentProfileId: number): string => `agent-profile-${agentProfileId}`;
 
 /** The picture a request for `key` of this media id gets, if any. */
 export type KeyResolution =
@@ -132,7 +134,11 @@ type ImageOwnerEvent = Extract<
   DeveloperEvent | CommunityEvent,
   { type: 'DeveloperCreated' | 'DeveloperRevised' | 'CommunityCreated' | 'CommunityRevised' }
 >;
-export type MediaAddressEvent = ImageProjectEvent | ImageOwnerEvent;
+type AgentPictureEvent = Extract<
+  AgentProfileEvent,
+  { type: 'AgentProfileCreated' | 'AgentProfilePictureReplaced' | 'AgentProfilePictureRemoved' | 'AgentProfileDeleted' }
+>;
+export type MediaAddressEvent = ImageProjectEvent | ImageOwnerEvent | AgentPictureEvent;
 
 /** The media id an event changes and what it shows afterwards; `undefined` when the event leaves it alone. */
 function change(
@@ -153,6 +159,19 @@ function change(
         ? undefined
         : { mediaId: communityMediaId(event.data.community_id), projectId: null, images: single(banner) };
     }
+    case 'AgentProfileCreated':
+      return { mediaId: agentProfileMediaId(event.data.agent_profile_id), projectId: null, images: single(event.data.picture) };
+    case 'AgentProfilePictureReplaced':
+      return {
+        mediaId: agentProfileMediaId(event.data.agent_profile_id),
+        projectId: null,
+        images: single(event.data.picture),
+        onlyIfKnown: true,
+      };
+    // A deleted profile's portrait leaves its addresses, as a deleted project's pictures do.
+    case 'AgentProfilePictureRemoved':
+    case 'AgentProfileDeleted':
+      return { mediaId: agentProfileMediaId(event.data.agent_profile_id), projectId: null, images: [], onlyIfKnown: true };
     case 'FloorPlanAdded': {
       const { floor_plan } = event.data;
       return { mediaId: floorPlanMediaId(floor_plan.floor_plan_id), projectId: event.data.project_id, images: single(floor_plan.image) };
@@ -215,13 +234,13 @@ async function listUnderProject(ctx: ProjectionContext, projectId: number, media
 
 /**
  * What each image address (`{base}/media/{media_id}/{key}...`, queries/mediaFiles.ts) shows: every picture the
- * catalogue holds (gallery, floor plans, floor plates, video thumbnails, developer logos, community banners)
- * by the media id its addresses carry. Pictures of unpublished projects keep their addresses: an address
+ * catalogue holds (gallery, floor plans, floor plates, video thumbnails, developer logos, community banners,
+ * agent portraits) by the media id its addresses carry. Pictures of unpublished projects keep their addresses: an address
  * never expires, and its key, the picture's SHA-256, cannot be guessed.
  */
 export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
   name: 'mediaAddresses',
-  version: 2,
+  version: 3,
   collections: [MEDIA_ADDRESSES, PROJECT_MEDIA_IDS],
   indexes: {},
   handles: everyEventType<MediaAddressEvent>({
@@ -229,6 +248,10 @@ export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
     DeveloperRevised: true,
     CommunityCreated: true,
     CommunityRevised: true,
+    AgentProfileCreated: true,
+    AgentProfilePictureReplaced: true,
+    AgentProfilePictureRemoved: true,
+    AgentProfileDeleted: true,
     ProjectDeleted: true,
     FloorPlanAdded: true,
     FloorPlanImageReplaced: true,

@@ -31,7 +31,9 @@ export const MEDIA_FILES_MOUNT = '/media';
 const PLAIN = '/:media_id/:file';
 const ACCOUNT = '/c/:account_token/:media_id/:file';
 
-const mediaIdSchema = z.string().regex(/^(?:[1-9]\d{0,15}|(?:developer|community|floor-plan|floor-plate|video)-[1-9]\d{0,15})$/);
+const mediaIdSchema = z
+  .string()
+  .regex(/^(?:[1-9]\d{0,15}|(?:developer|community|floor-plan|floor-plate|video|agent-profile)-[1-9]\d{0,15})$/);
 const fileSchema = z.string().regex(/^[0-9a-f]{64}(?:-(?:400|800|1600))?\.webp$|^[0-9a-f]{64}-original\.(?:jpg|png|webp)$/);
 const accountTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/);
 const addressSchema = z.object({ media_id: mediaIdSchema, file: fileSchema }).strict();
@@ -199,7 +201,7 @@ const pathParams = {
   media_id: mediaIdSchema.meta({
     description:
       "As in the addresses the API hands out: a gallery picture's media id (`42`), or its owner's: `developer-{id}` (logo), " +
-      '`community-{id}` (banner), `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}` (thumbnail).',
+      '`community-{id}` (banner), `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}` (thumbnail), `agent-profile-{id}` (portrait).',
   }),
   file: fileSchema.meta({
     description:

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
+import { agentProfileHistory } from '../support/agentProfileEvents.js';
 import { catalogueHistory } from '../support/catalogueEvents.js';
 import { projectInBatches, readModelOf, recorded } from '../support/projectionHarness.js';
 
-const history = await recorded(catalogueHistory({ projects: 24, seed: 7 }));
+const history = await recorded([...catalogueHistory({ projects: 24, seed: 7 }), ...agentProfileHistory()]);
 
 describe.each(allProjections.map((projection) => [projection.name, projection] as const))('projection %s', (_name, projection) => {
   it('when the test history is built, then it holds every event type the projection handles', () => {

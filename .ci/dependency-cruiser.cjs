@@ -3,7 +3,7 @@
  * Layers, top to bottom: the composition root (src/main.ts, src/service.ts, src/cli/) wires everything;
  * delivery (src/http/, queries/, workers/, src/seed/) answers requests and runs jobs, handling files through
  * src/uploads/ and src/media/; the write side (commands/) and the read side (projections/ on
- * src/projectionEngine/) sit on the domain (src/domain/, src/catalogue/, src/access/, src/limits/); ports and
+ * src/projectionEngine/) sit on the domain (src/domain/, src/catalogue/, src/access/, src/limits/, src/webhooks/); ports and
  * adapters (src/eventStore/, src/readStore/, src/blobStore/, src/cache/) and the foundation (src/vocabulary/,
  * config, logger, dataDir) are at the bottom.
  * Arrows point down only, adapters are chosen by the composition root alone, and there are no circles.
@@ -13,7 +13,7 @@ const compositionRoot = '^src/(main|service)[.]ts$|^src/cli/';
 const delivery = '^(src/http|queries|workers|src/seed)/';
 const files = '^src/(uploads|media)/';
 const readSide = '^(projections|src/projectionEngine)/';
-const domain = '^(src/domain|src/catalogue|src/access|src/limits)/';
+const domain = '^(src/domain|src/catalogue|src/access|src/limits|src/webhooks)/';
 const foundation = '^src/vocabulary/|^src/(config|logger|dataDir|typeScriptWorker)[.]ts$';
 const stores = '^src/(eventStore|readStore|blobStore|cache)/';
 // The blob garbage collector is no adapter: it works on the two ports (blobs, events), for src/cli/blobGc.ts.
@@ -111,12 +111,20 @@ module.exports = {
       to: { path: '^workers/' },
     },
     {
+      name: 'the-receiver-verifier-stands-alone',
+      comment:
+        "src/webhooks/receiver/ is copied into receivers' own code: it imports Node's built-in modules only, nothing of ours and no package.",
+      severity: 'error',
+      from: { path: '^src/webhooks/receiver/' },
+      to: { pathNot: '^src/webhooks/receiver/', dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'ports-and-adapters-know-no-domain-rules',
       comment:
         'Stores keep bytes and documents; they know no aggregate, command, read model, file handling or request path (src/domain/ helpers such as assertNever are fine).',
       severity: 'error',
       from: { path: stores },
-      to: { path: `${delivery}|${files}|${readSide}|^commands/|^src/(catalogue|access|limits)/` },
+      to: { path: `${delivery}|${files}|${readSide}|^commands/|^src/(catalogue|access|limits|webhooks)/` },
     },
   ],
   options: {

@@ -115,12 +115,62 @@ export function canonicalMapEmbed(input: string): Verdict {
     kept.set(attribute.name, verdict.html);
   }
   if (!kept.has('src')) return refused('the <iframe> has no src');
+  return { ok: true, html: iframeOf(kept) };
+}
+
+/** The canonical iframe of checked attribute values. */
+function iframeOf(kept: ReadonlyMap<KeptAttribute, string>): string {
   const attributes = KEPT_ATTRIBUTES.flatMap((name) => {
     const value = kept.get(name);
     if (value === undefined) return [];
     return name === 'allowfullscreen' ? [name] : [`${name}="${escapeAttribute(value)}"`];
   });
-  return { ok: true, html: `<iframe ${attributes.join(' ')}></iframe>` };
+  return `<iframe ${attributes.join(' ')}></iframe>`;
+}
+
+/**
+ * The canonical form's shape: the kept attributes in their order, src first and required, each value in double
+ * quotes (allowfullscreen bare). Captures the attributes' values as written.
+ */
+const CANONICAL_SHAPE = new RegExp(
+  `^<iframe${KEPT_ATTRIBUTES.map((name) => {
+    if (name === 'allowfullscreen') return '( allowfullscreen)?';
+    const attribute = ` ${name}="([^"]*)"`;
+    return name === 'src' ? attribute : `(?:${attribute})?`;
+  }).join('')}></iframe>$`,
+);
+/**
+ * Printable ASCII: values made only of it read the same to parse5 as to `unescapeAttribute`, with no parse
+ * error (control characters, noncharacters and lone surrogates are errors to parse5).
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const ESCAPED = /&(amp|quot|lt|gt);/g;
+const UNESCAPED: Readonly<Record<string, string>> = { amp: '&', quot: '"', lt: '<', gt: '>' };
+const unescapeAttribute = (value: string): string => value.replace(ESCAPED, (_, name: string) => UNESCAPED[name]!);
+
+/**
+ * `input` itself when it is already the canonical iframe, found without an HTML parser; null when it may not
+ * be (the full parse decides). Every embed stored since embeds were checked is canonical, so replaying the
+ * log mostly takes this path. Canonical means: the values, unescaped, pass the same checks and, escaped
+ * again, give back exactly `input`, which also rules out any character reference but the four written.
+ */
+export function alreadyCanonical(input: string): string | null {
+  const shape = CANONICAL_SHAPE.exec(input);
+  if (!shape) return null;
+  const kept = new Map<KeptAttribute, string>();
+  for (const [index, name] of KEPT_ATTRIBUTES.entries()) {
+    const written = shape[index + 1];
+    if (written === undefined) continue;
+    if (name === 'allowfullscreen') {
+      kept.set(name, '');
+      continue;
+    }
+    if (!PRINTABLE_ASCII.test(written)) return null;
+    const verdict = checkedAttribute(name, unescapeAttribute(written));
+    if (!verdict.ok) return null;
+    kept.set(name, verdict.html);
+  }
+  return iframeOf(kept) === input ? input : null;
 }
 
 function isHtmlElement(node: DefaultTreeAdapterTypes.ChildNode, tagName: string): node is DefaultTreeAdapterTypes.Element {
@@ -133,6 +183,8 @@ function isHtmlElement(node: DefaultTreeAdapterTypes.ChildNode, tagName: string)
  */
 export function servedMapEmbed(stored: string | null | undefined): string | null {
   if (typeof stored !== 'string') return null;
+  const canonical = alreadyCanonical(stored);
+  if (canonical !== null) return canonical;
   const verdict = canonicalMapEmbed(stored);
   return verdict.ok ? verdict.html : null;
 }

@@ -51,7 +51,7 @@ export const DELIVERY_LOG_RETENTION_DAYS = 30;
 export const DELIVERY_OUTCOMES = ['succeeded', 'retrying', 'failed', 'skipped'] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
-export interface WebhookDeliveryAttemptDoc {
+export type WebhookDeliveryAttemptDoc = {
   /** `{delivery_id}#{attempt}`: an attempt run again after a crash rewrites its own entry. */
   _id: string;
   delivery_id: string;
@@ -69,7 +69,7 @@ export interface WebhookDeliveryAttemptDoc {
   latency_ms: number;
   next_attempt_at: string | null;
   outcome: DeliveryOutcome;
-}
+};
 
 export const deliveryAttemptIdOf = (deliveryId: string, attempt: number): string => `${deliveryId}#${attempt}`;
 

@@ -1,3 +1,4 @@
+import { agentProfileQueryRoutes } from './agentProfiles.js';
 import { projectQueryRoutes } from './projects.js';
 import { projectResourcesBatchRoutes, projectSubResourceRoutes } from './projectResources.js';
 import type { QueryRoute } from './queryRoute.js';
@@ -12,4 +13,5 @@ export const queryRoutes: readonly QueryRoute[] = [
   ...projectQueryRoutes,
   ...projectSubResourceRoutes,
   ...referenceDataQueryRoutes,
+  ...agentProfileQueryRoutes,
 ];

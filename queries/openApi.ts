@@ -3,6 +3,8 @@ import { ACCESS_REFUSALS, type AccessRefusalCode } from '../src/access/accessRef
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { stringify } from 'yaml';
 import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
+import { JSON_BODY_LIMIT_BYTES } from '../src/http/jsonBody.js';
+import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute } from '../src/http/webhookApi.js';
 import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
 import { mediaFilesPaths } from './mediaFiles.js';
@@ -179,6 +181,90 @@ const ERROR_RESPONSES = {
   ),
 };
 
+const WEBHOOK_ERROR_RESPONSES = {
+  conflict: errorResponse(
+    'WebhookConflict',
+    'The change conflicts with the webhook as it is now; nothing was written.',
+    ['CONFLICT'],
+    'CONFLICT: enabling a webhook an administrator disabled, or another change to the same webhook at the same moment (reload and retry).',
+  ),
+  payloadTooLarge: errorResponse(
+    'PayloadTooLarge',
+    `The body exceeds ${JSON_BODY_LIMIT_BYTES} bytes.`,
+    ['PAYLOAD_TOO_LARGE'],
+    'PAYLOAD_TOO_LARGE.',
+  ),
+  unsupportedMediaType: errorResponse(
+    'UnsupportedMediaType',
+    'The body is not application/json.',
+    ['UNSUPPORTED_MEDIA_TYPE'],
+    'UNSUPPORTED_MEDIA_TYPE.',
+  ),
+  unprocessable: errorResponse(
+    'WebhookValidationFailed',
+    'The request is not valid, or the client has as many webhooks as it may.',
+    ['VALIDATION_FAILED', 'WEBHOOK_LIMIT_REACHED'],
+    'VALIDATION_FAILED: details.fields maps every offending input (`body.<field>`, `params.id`, `query.<name>`) to its problem: unknown fields, ' +
+      'a name that is empty, too long or not one line, an unknown or repeated event type, an empty event list, a malformed id, and a `url` ' +
+      'that is not an absolute https URL, carries credentials or a fragment, is over 2048 characters, does not resolve, or resolves to a loopback, ' +
+      'private, link-local, multicast or metadata address. Malformed JSON is named `body`. WEBHOOK_LIMIT_REACHED: the client has its maximum ' +
+      'of webhooks (details.limit).',
+  ),
+};
+
+/** A /v1/webhooks operation: keyed, limited, signed like every /v1 call; its scope and entitlement in the description. */
+function webhookOperationOf(route: WebhookRoute): ZodOpenApiOperationObject {
+  const reads = route.method === 'get';
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: `${route.description}\n\nScope: ${WEBHOOK_SCOPES.join(', ')}.\n\nEntitlement: ${WEBHOOK_ENTITLEMENTS.join(', ')}.`,
+    tags: ['Webhooks'],
+    requestParams: {
+      path: route.params as z.ZodObject,
+      query: route.query as z.ZodObject,
+      header: z.object({
+        'X-Request-Id': requestIdParameter,
+        ...(reads ? { 'If-None-Match': ifNoneMatchParameter } : {}),
+        ...signingParameters,
+      }),
+    },
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    responses: {
+      [String(route.successStatus)]: {
+        description: route.successStatus === 201 ? 'Created.' : 'OK.',
+        headers: z.object({
+          'X-Request-Id': requestIdHeader,
+          ...(reads ? { ETag: etagHeader } : {}),
+          'X-Access-Mode': accessModeHeader,
+          'X-Sandbox': sandboxHeader,
+          ...limitHeaders,
+        }),
+        content: {
+          'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend(route.meta.shape) : meta }) },
+        },
+      },
+      ...(reads
+        ? {
+            '304': {
+              description:
+                'Not modified: If-None-Match matched the current ETag. Empty body. Costs no quota; counts toward the rate limits.',
+              headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader, ...limitHeaders }),
+            },
+          }
+        : {}),
+      '400': ERROR_RESPONSES.badRequest,
+      '401': ERROR_RESPONSES.unauthenticated,
+      '403': ERROR_RESPONSES.forbidden,
+      ...(route.namesWebhook ? { '404': ERROR_RESPONSES.notFound } : {}),
+      ...(reads ? {} : { '409': WEBHOOK_ERROR_RESPONSES.conflict }),
+      ...(route.body ? { '413': WEBHOOK_ERROR_RESPONSES.payloadTooLarge, '415': WEBHOOK_ERROR_RESPONSES.unsupportedMediaType } : {}),
+      '422': WEBHOOK_ERROR_RESPONSES.unprocessable,
+      '429': tooManyRequests,
+    },
+  };
+}
+
 function notFoundResponse(route: QueryRoute): Record<string, ZodOpenApiResponseObject> {
   if (route.errors.includes('videoNotAvailable')) return { '404': ERROR_RESPONSES.videoNotAvailable };
   if (route.errors.includes('documentUnavailable')) return { '404': ERROR_RESPONSES.documentUnavailable };
@@ -245,8 +331,9 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Catalogue restriction: a restricted client sees only its assigned states; a state granted without communities includes all its communities, listed communities narrow it to them. Projects (by community), communities, sub-communities and states outside are 404, left out of lists (and their totals), of \`/projects/changes\`, related projects and batches (\`meta.omitted_project_ids\`). Developers are not restricted.
 - Refusals of a key that verified (403, never reported as an invalid key), checked in this order: the key (API_KEY_REVOKED, API_KEY_INACTIVE, API_KEY_EXPIRED with \`details.expired_at\`, API_KEY_ROTATION_ENDED once a rotated key's overlap window is over), the client (CLIENT_SUSPENDED, CLIENT_INACTIVE), the plan (PLAN_INACTIVE), the subscription when one is recorded (SUBSCRIPTION_INACTIVE, SUBSCRIPTION_NOT_STARTED, SUBSCRIPTION_EXPIRED, TRIAL_ENDED, GRACE_PERIOD_ENDED, each with the instant or status in details), then the operation's scopes and entitlements.
 - Domain, origin and IP controls (per client environment, after the refusals above), in this order: a test key sent to a live context (a request whose \`X-Client-Domain\` or \`Origin\` host is the client's live authorised domain, when that is not also its test domain) answers the one 401 UNAUTHENTICATED; a client address on the deny list 403 IP_DENIED, one missing from a non-empty allow list 403 IP_NOT_ALLOWED (\`details.ip\`; a deny entry wins over an allow entry; IPv4 and IPv6 CIDR). When a domain is configured, \`X-Client-Domain\` must be exactly that host (case and a trailing dot aside; a scheme, port, path or wildcard never matches) and is required of server-to-server requests (no \`Origin\`), else 403 DOMAIN_NOT_ALLOWED; a browser \`Origin\` whose host is not the domain (or \`null\`) gets 403 ORIGIN_MISMATCH. Details name the header and the value received, never the configured domain or lists. The client address is the connection's peer; \`X-Forwarded-For\` counts only when that peer is a proxy the operator trusts (its right-most untrusted entry), and an entry there that is needed but not an IP address answers 400 BAD_REQUEST.
-- Request signing (enterprise clients that have it enabled; other clients' signing headers are ignored): send \`X-API-Timestamp\` (Unix seconds), \`X-API-Nonce\` (16 to 128 printable ASCII characters without spaces, single-use) and \`X-API-Signature: v1=<hex>\`, the HMAC-SHA256, keyed with the API key, of five lines joined by \`\\n\`: the timestamp and nonce as sent, the uppercase method, the request target exactly as sent (path and query, with /v1, no decoding or reordering) and the SHA-256 hex of the body (of the empty string for GET and HEAD, the only methods /v1 serves). The timestamp window is 300 seconds either side of the server time by default (the edge included; SIGNATURE_EXPIRED's \`details.window_seconds\` gives the one in force). Checked in this order, each failing with 401: all three headers present (SIGNATURE_REQUIRED), well formed (SIGNATURE_INVALID), timestamp within the window (SIGNATURE_EXPIRED), signature matching (SIGNATURE_INVALID), nonce not used by the client within twice the window (NONCE_REUSED). A request whose signature does not match does not use up its nonce. Signing is checked after the 403 refusals and the domain and IP controls above.
+- Request signing (enterprise clients that have it enabled; other clients' signing headers are ignored): send \`X-API-Timestamp\` (Unix seconds), \`X-API-Nonce\` (16 to 128 printable ASCII characters without spaces, single-use) and \`X-API-Signature: v1=<hex>\`, the HMAC-SHA256, keyed with the API key, of five lines joined by \`\\n\`: the timestamp and nonce as sent, the uppercase method, the request target exactly as sent (path and query, with /v1, no decoding or reordering) and the SHA-256 hex of the body as sent (of the empty string for a request without a body: GET, HEAD, and the bodiless /webhooks calls). The timestamp window is 300 seconds either side of the server time by default (the edge included; SIGNATURE_EXPIRED's \`details.window_seconds\` gives the one in force). Checked in this order, each failing with 401: all three headers present (SIGNATURE_REQUIRED), well formed (SIGNATURE_INVALID), timestamp within the window (SIGNATURE_EXPIRED), signature matching (SIGNATURE_INVALID), nonce not used by the client within twice the window (NONCE_REUSED). A request whose signature does not match does not use up its nonce. Signing is checked after the 403 refusals and the domain and IP controls above.
 - Scopes and entitlements: a missing scope answers 403 INSUFFICIENT_SCOPE (\`details.missing_scopes\`), a missing plan entitlement 403 ENTITLEMENT_REQUIRED (\`details.missing_entitlements\`).
+- Webhooks (\`/webhooks\`, scope webhooks:manage, entitlement webhooks): the only operations that write. A client manages its own webhooks (at most 20, deleted ones not counted); \`{id}\` is the public \`wh_...\` id, and another client's id is 404 NOT_FOUND. The signing secret appears only in the answers to create and rotate-secret. These calls are keyed, checked, signed (the body hashed as sent) and limited like every other; a write refused by a limit writes nothing.
 - Conditional requests: every successful GET carries a strong ETag over its payload; If-None-Match (strong or weak validators, lists, \`*\`; weak comparison per RFC 9110) answers 304 with an empty body.
 - Image addresses (\`/media/{media_id}/{key}{suffix}\`, and \`/media/c/{account_token}/...\` for accounts given a token) need no key and count toward no limit. The key is the picture's SHA-256, so an exact address never changes (\`Cache-Control: public, max-age=31536000, immutable\`); a replaced picture gets a new key, and its earlier addresses answer 307 to the current one with \`Cache-Control: public, max-age=300\`.
 - Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire: an altered link (path, expiry, signature, parameters) answers 403 LINK_INVALID, a genuine one past its expiry 403 LINK_EXPIRED (ask the API again for a new link; a link cannot be extended), and a file that cannot be located 404 DOCUMENT_UNAVAILABLE (VIDEO_NOT_AVAILABLE for a video).
@@ -286,13 +373,14 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
     },
   };
   for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = operationOf(route);
+  for (const route of webhookRoutes) (paths[toOpenApiPath(route.path)] ??= {})[route.method] = webhookOperationOf(route);
   Object.assign(paths, mediaFilesPaths, documentFilesPaths);
   return createDocument({
     openapi: '3.1.0',
     info: { title: 'Commercial Property Catalogue API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: '/v1', description: '{base_url}' }],
     security: [{ apiKey: [] }],
-    tags: [...new Set(['Service', ...routes.map((route) => route.tag), 'Images', 'Documents'])].map((name) => ({ name })),
+    tags: [...new Set(['Service', ...routes.map((route) => route.tag), 'Webhooks', 'Images', 'Documents'])].map((name) => ({ name })),
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } },
     },

@@ -29,6 +29,9 @@ const REDACTED = '[Redacted]';
 /** This service's API keys (src/access/apiKeys.ts), whole or in part: the prefix stays, to say what leaked. */
 const API_KEY_MARK = 'svc_';
 const API_KEY_BODY = /(svc_(?:live|test)_)[A-Za-z0-9_-]*/g;
+/** Webhook signing secrets (src/webhooks/webhookSecrets.ts), likewise. */
+const WEBHOOK_SECRET_MARK = 'whsec_';
+const WEBHOOK_SECRET_BODY = /(whsec_)[A-Za-z0-9_-]*/g;
 /** Only these make the slower patterns below worth trying. */
 const CREDENTIAL_SYNTAX = /[@=\s]/;
 const URL_USER_INFO = /\/\/[^/\s:@]+:[^/\s@]+@/g;
@@ -79,12 +82,13 @@ function redactRandomRuns(text: string): string {
 
 /**
  * The one scrubber for text that can carry a credential: URLs, paths, header values, error messages and
- * stacks. Redacts API keys after their prefix, random-looking runs (redactRandomRuns), values of
+ * stacks. Redacts API keys and webhook secrets after their prefix, random-looking runs (redactRandomRuns), values of
  * credential-named query parameters, URL user-info and Authorization credentials. Cheap for the common
  * case (a short path): a few scans and the same string back.
  */
 export function scrubSecrets(text: string): string {
   let scrubbed = text.includes(API_KEY_MARK) ? text.replace(API_KEY_BODY, `$1${REDACTED}`) : text;
+  if (scrubbed.includes(WEBHOOK_SECRET_MARK)) scrubbed = scrubbed.replace(WEBHOOK_SECRET_BODY, `$1${REDACTED}`);
   if (CREDENTIAL_SYNTAX.test(scrubbed)) {
     scrubbed = scrubbed
       .replace(URL_USER_INFO, `//${REDACTED}@`)

@@ -11,7 +11,7 @@ import { createLimits } from './limits/createLimits.js';
 import { createUsageLedger, withUsageLedger } from './limits/usageLedger.js';
 import { createNonceStore } from './access/nonceStore.js';
 import { createRedisCacheHealth, inProcessCacheHealth, type CacheHealth } from './cache/cacheHealth.js';
-import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, type Config } from './config.js';
+import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, decodeSecretKey, type Config } from './config.js';
 import { ensurePrivateDataDir } from './dataDir.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 import type { EventStore } from './eventStore/eventStore.js';
@@ -22,6 +22,8 @@ import { describeAcceptedHosts } from './http/hostGuard.js';
 import { createHttpServer } from './http/httpServer.js';
 import { ensureSecretFile } from './http/secretFile.js';
 import { createLinkSigner } from './http/signedLinks.js';
+import type { Resolve } from './webhooks/targetPolicy.js';
+import { createWebhookSecretBox, type WebhookSecretBox } from './webhooks/webhookSecrets.js';
 import type { Logger } from './logger.js';
 import { createImageDerivatives, type ImageDerivatives } from './media/imageDerivatives.js';
 import { createReadStore } from './readStore/createReadStore.js';
@@ -67,6 +69,8 @@ export interface StartServiceOptions {
   /** A blob store to use instead of the one the config selects (tests pass one in a temporary folder). Closed by stop(). */
   blobStore?: BlobStore;
   clock?: () => Date;
+  /** How webhook targets' hosts are resolved (tests answer without DNS); the system resolver by default. */
+  webhookResolve?: Resolve;
 }
 
 export interface RunningService extends ServiceStores {
@@ -230,6 +234,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         evaluationUsage,
         ...(usageLedger ? { pendingUsage: usageLedger } : {}),
         evaluationRequestLimit: config.evaluationRequestLimit,
+        webhooks: {
+          limits,
+          secrets: await webhookSecretBoxFor(config, logger),
+          targetPolicy: { allowedPrivateCidrs: config.webhookAllowedPrivateCidrs },
+          secretOverlapSeconds: config.webhookSecretOverlapSeconds,
+          ...(options.webhookResolve ? { resolve: options.webhookResolve } : {}),
+        },
       });
       const listening = createHttpServer(app, config.httpServer, logger);
       const connections = trackConnections(listening);
@@ -300,6 +311,18 @@ async function linkSigningSecretFor(config: Config, logger: Logger): Promise<str
   const file = await ensureSecretFile(config.dataDir, LINK_SIGNING_SECRET_FILE_NAME, ADMIN_TOKEN_MIN_LENGTH);
   if (file.permissionsTooOpen) logger.warn({ file: file.path }, 'link signing secret file is readable by others; chmod 600 it');
   return file.secret;
+}
+
+const WEBHOOK_SECRET_KEY_FILE_NAME = 'webhook-secret-key';
+
+/** WEBHOOK_SECRET_KEY when set; otherwise (embedded mode) a key kept in DATA_DIR, generated once. */
+async function webhookSecretBoxFor(config: Config, logger: Logger): Promise<WebhookSecretBox> {
+  if (config.webhookSecretKey !== undefined) return createWebhookSecretBox(config.webhookSecretKey);
+  const file = await ensureSecretFile(config.dataDir, WEBHOOK_SECRET_KEY_FILE_NAME, ADMIN_TOKEN_MIN_LENGTH);
+  if (file.permissionsTooOpen) logger.warn({ file: file.path }, 'webhook secret key file is readable by others; chmod 600 it');
+  const key = decodeSecretKey(file.secret);
+  if (key === null) throw new Error(`${file.path} must hold a 32-byte key (64 hex digits or base64); delete it to generate a new one.`);
+  return createWebhookSecretBox(key);
 }
 
 async function seedOnFirstStart(

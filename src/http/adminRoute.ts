@@ -18,9 +18,11 @@ export interface AdminDeps {
   pendingUsage?: { flush(): Promise<void> };
 }
 
-export interface AdminRouteInput<Params, Body> {
+export interface AdminRouteInput<Params, Body, Query = Record<string, never>> {
   params: Params;
   body: Body;
+  /** Query parameters, for the routes that declare them (filters of a list); absent where a route is called directly (the seed). */
+  query?: Query;
   /** From `If-Match: "<revision>"`; absent = no concurrency precondition beyond the read-then-append check. */
   expectedRevision?: number;
   /** Who issued the request (recorded in event metadata). */
@@ -38,7 +40,7 @@ export interface AdminRouteResult {
  * mounts them (parsing params/body with these zod `.strict()` schemas) and the admin OpenAPI document is
  * generated from the same table.
  */
-export interface AdminRoute<Params extends z.ZodType = z.ZodType, Body extends z.ZodType = z.ZodType> {
+export interface AdminRoute<Params extends z.ZodType = z.ZodType, Body extends z.ZodType = z.ZodType, Query extends z.ZodType = z.ZodType> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express-style path below /admin/v1, e.g. `/projects/:projectId/publish`. */
   path: string;
@@ -48,6 +50,8 @@ export interface AdminRoute<Params extends z.ZodType = z.ZodType, Body extends z
   params: Params;
   /** Omitted for routes without a body (GET, DELETE, bodiless actions). */
   body?: Body;
+  /** The query parameters a route takes (strict); omitted = none. */
+  query?: Query;
   /**
    * Body fields that take a stored file: besides JSON (a ref naming a stored file), the route then takes the
    * file's bytes as the body (Content-Type of the field's kind) or as a multipart/form-data part, and the
@@ -58,5 +62,5 @@ export interface AdminRoute<Params extends z.ZodType = z.ZodType, Body extends z
   successStatus: 200 | 201;
   /** Schema of `data` in the success body (documentation and response tests). */
   response: z.ZodType;
-  handle(input: AdminRouteInput<z.infer<Params>, z.infer<Body>>, deps: AdminDeps): Promise<AdminRouteResult>;
+  handle(input: AdminRouteInput<z.infer<Params>, z.infer<Body>, z.infer<Query>>, deps: AdminDeps): Promise<AdminRouteResult>;
 }

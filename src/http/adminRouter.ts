@@ -4,10 +4,12 @@ import { ValidationFailed } from '../domain/errors.js';
 import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import type { AdminDeps, AdminRoute } from './adminRoute.js';
 import { accessRoutes } from './adminRoutes/accessRoutes.js';
+import { agentProfileRoutes } from './adminRoutes/agentProfileRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
 import { usageRoutes } from './adminRoutes/usageRoutes.js';
+import { adminWebhookRoutes } from './adminRoutes/webhookRoutes.js';
 import { ADMIN_ACTOR } from './adminAuth.js';
 import { hasBody, jsonBody } from './jsonBody.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
@@ -20,19 +22,21 @@ export const adminRoutes: readonly AdminRoute[] = [
   ...projectRoutes,
   ...accessRoutes,
   ...planChangeRoutes,
+  ...agentProfileRoutes,
   ...usageRoutes,
+  ...adminWebhookRoutes,
 ];
 
 /** Routes without a body schema accept no body, or an empty JSON object. */
 const NO_BODY = z.object({}).strict().optional();
-/** No admin operation takes query parameters: one sent anyway is named, not silently ignored. */
+/** An admin operation takes only the query parameters it declares: one sent anyway is named, not silently ignored. */
 const NO_QUERY = z.object({}).strict();
 /** But one that takes files: the name of a file sent as the body. */
 const UPLOAD_QUERY = z.object({ file_name: z.string().optional() }).strict();
 
 function parseInput(route: AdminRoute, req: Request) {
   const params = route.params.safeParse({ ...req.params });
-  const query = (route.uploads ? UPLOAD_QUERY : NO_QUERY).safeParse({ ...req.query });
+  const query = (route.uploads ? UPLOAD_QUERY : (route.query ?? NO_QUERY)).safeParse({ ...req.query });
   const body = (route.body ?? NO_BODY).safeParse(req.body);
   const ifMatch = parseIfMatch(req.get('if-match'));
   const fields: Record<string, string> = {};
@@ -41,7 +45,7 @@ function parseInput(route: AdminRoute, req: Request) {
   if (!body.success) issuesToFields('body', body.error.issues, fields);
   if (!ifMatch.ok) fields['header.if-match'] = IF_MATCH_PROBLEM;
   if (!params.success || !query.success || !body.success || !ifMatch.ok) throw new ValidationFailed(fields);
-  return { params: params.data, body: body.data, expectedRevision: ifMatch.expectedRevision };
+  return { params: params.data, body: body.data, query: query.data, expectedRevision: ifMatch.expectedRevision };
 }
 
 /** What the admin router runs on: the routes' dependencies and the receiver of uploaded files. */

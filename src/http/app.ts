@@ -20,6 +20,7 @@ import { requestContext } from './requestContext.js';
 import { requestSigning } from './requestSigning.js';
 import { noStore } from './securityHeaders.js';
 import { answeredNotModified } from './responses.js';
+import { createWebhookApiRouter, type WebhookApiDeps } from './webhookApi.js';
 
 /**
  * The read side of `/v1`, built from queries/ by the composition root: queries/ uses this shell's helpers,
@@ -67,6 +68,8 @@ export interface AppDeps {
   evaluationRequestLimit: number;
   /** This process's usage not yet written (src/limits/usageLedger.ts); the usage report flushes it first. */
   pendingUsage?: { flush(): Promise<void> };
+  /** What `/v1/webhooks` needs beyond the stores and the clock (src/http/webhookApi.ts). */
+  webhooks: Omit<WebhookApiDeps, 'eventStore' | 'readStore' | 'clock'>;
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -104,6 +107,7 @@ function apiRouter(deps: AppDeps): Router {
   router.get('/openapi.yaml', staticDocument('application/yaml', deps.publicApi.openApiYaml));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));
+  router.use(createWebhookApiRouter({ ...deps.webhooks, eventStore: deps.eventStore, readStore: deps.readStore, clock: deps.clock }));
   router.use(deps.publicApi.queries);
   return router;
 }

@@ -2,6 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { NonceStore } from '../access/nonceStore.js';
 import { ApiError } from '../domain/errors.js';
 import type { RequestCheck } from './apiAuth.js';
+import { hasBody } from './jsonBody.js';
+import { rawBodyOf } from './rawBody.js';
 
 const SIGNING_HEADERS = ['X-API-Timestamp', 'X-API-Nonce', 'X-API-Signature'] as const;
 type SigningHeader = (typeof SIGNING_HEADERS)[number];
@@ -70,8 +72,8 @@ export interface RequestSigningOptions {
  *
  * The signed string is five lines joined by "\n": the timestamp and the nonce as sent, the uppercase method,
  * the request target exactly as sent (`req.originalUrl`: Node's raw target, path and query, with /v1), and the
- * SHA-256 hex of the body. /v1 reads no request bodies (its routes are all GET; other methods answer 405), so
- * the body line is the hash of the empty string; a /v1 route that accepts a body must pass its raw bytes here.
+ * SHA-256 hex of the body: of the bytes as received (src/http/rawBody.ts, which the route then parses), the
+ * empty string's for a request without one (GET, HEAD).
  * The HMAC-SHA256 key is the API key as presented. Neither key, signature nor nonce is logged or echoed.
  */
 export function requestSigning(options: RequestSigningOptions): RequestCheck {
@@ -100,7 +102,12 @@ export function requestSigning(options: RequestSigningOptions): RequestCheck {
     const serverTime = Math.floor(clock().getTime() / 1_000);
     if (Math.abs(serverTime - Number(timestamp)) > windowSeconds) throw new SignatureExpired(serverTime, windowSeconds);
 
-    const signedString = [timestamp, nonce, req.method.toUpperCase(), req.originalUrl, EMPTY_BODY_SHA256].join('\n');
+    const bodySha256 = hasBody(req)
+      ? createHash('sha256')
+          .update(await rawBodyOf(req))
+          .digest('hex')
+      : EMPTY_BODY_SHA256;
+    const signedString = [timestamp, nonce, req.method.toUpperCase(), req.originalUrl, bodySha256].join('\n');
     const expected = createHmac('sha256', presentedKey).update(signedString).digest();
     if (!timingSafeEqual(expected, Buffer.from(signatureHex!, 'hex'))) {
       throw new SignatureInvalid({ 'X-API-Signature': 'does not match the request (see the signed string in Authentication rule 6)' });

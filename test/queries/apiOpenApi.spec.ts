@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { documentFilesPaths } from '../../queries/documentFiles.js';
 import { mediaFilesPaths } from '../../queries/mediaFiles.js';
 import { queryRoutes } from '../../queries/index.js';
+import { webhookRoutes } from '../../src/http/webhookApi.js';
 import { request, type Answer } from '../support/http.js';
 import { imageRef, minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, type ApiFixture } from '../support/apiFixture.js';
@@ -105,6 +106,7 @@ const EXAMPLE_URLS: Record<string, string> = {
   listSubCommunities: '/sub-communities',
   getSubCommunity: '/sub-communities/marina-walk',
   getCatalogMetadata: '/catalog/metadata',
+  listAgentProfiles: '/agent-profiles',
 };
 
 describe('GET /v1/openapi.yaml', () => {
@@ -115,12 +117,20 @@ describe('GET /v1/openapi.yaml', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('when compared with the query routes, then it documents exactly the paths served (plus /health, itself, image addresses and signed links)', () => {
+  it('when compared with the query and webhook routes, then it documents exactly the operations served (plus /health, itself, image addresses and signed links)', () => {
     const documents = [...Object.keys(mediaFilesPaths), ...Object.keys(documentFilesPaths)];
-    const served = ['/health', '/openapi.yaml', ...documents, ...queryRoutes.map((route) => route.path.replace(/:(\w+)/g, '{$1}'))];
+    const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+    const served = [
+      '/health',
+      '/openapi.yaml',
+      ...documents,
+      ...[...queryRoutes, ...webhookRoutes].map((route) => openApiPath(route.path)),
+    ];
     expect(Object.keys(document.paths).sort()).toEqual([...new Set(served)].sort());
     for (const [path, item] of Object.entries(document.paths) as Array<[string, any]>) {
-      expect(Object.keys(item), path).toEqual(documents.includes(path) ? ['get', 'head'] : ['get']);
+      const webhookMethods = webhookRoutes.filter((route) => openApiPath(route.path) === path).map((route) => route.method);
+      const expected = documents.includes(path) ? ['get', 'head'] : webhookMethods.length > 0 ? webhookMethods : ['get'];
+      expect(Object.keys(item).sort(), path).toEqual(expected.sort());
     }
   });
 

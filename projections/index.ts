@@ -1,4 +1,5 @@
 import { accessProjection } from './access.js';
+import { agentProfilesProjection } from './agentProfiles.js';
 import { catalogMetadataProjection } from './catalogMetadata.js';
 import { changeFeedProjection } from './changeFeed.js';
 import { communitiesProjection } from './communities.js';
@@ -9,6 +10,7 @@ import { projectResourcesProjection } from './projectResources.js';
 import { projectsProjection } from './projects.js';
 import { statesProjection } from './states.js';
 import { subCommunitiesProjection } from './subCommunities.js';
+import { webhooksProjection } from './webhooks.js';
 
 export const allProjections: readonly Projection[] = [
   projectsProjection,
@@ -21,6 +23,8 @@ export const allProjections: readonly Projection[] = [
   catalogMetadataProjection,
   accessProjection,
   mediaAddressesProjection,
+  agentProfilesProjection,
+  webhooksProjection,
 ];
 
 export const projectionNames: readonly string[] = allProjections.map((projection) => projection.name);

@@ -4,8 +4,9 @@ import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { agentProfileHistory } from '../support/agentProfileEvents.js';
 import { catalogueHistory } from '../support/catalogueEvents.js';
 import { projectInBatches, readModelOf, recorded } from '../support/projectionHarness.js';
+import { webhookHistory } from '../support/webhookEvents.js';
 
-const history = await recorded([...catalogueHistory({ projects: 24, seed: 7 }), ...agentProfileHistory()]);
+const history = await recorded([...catalogueHistory({ projects: 24, seed: 7 }), ...agentProfileHistory(), ...webhookHistory()]);
 
 describe.each(allProjections.map((projection) => [projection.name, projection] as const))('projection %s', (_name, projection) => {
   it('when the test history is built, then it holds every event type the projection handles', () => {

@@ -1,46 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { WEBHOOKS, webhooksProjection } from '../../projections/webhooks.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
-import { webhookStream, type WebhookEvent } from '../../src/webhooks/webhook.js';
 import { minute, type StreamEvent } from '../support/catalogueEvents.js';
 import { projectInBatches, readModelOf, recorded } from '../support/projectionHarness.js';
-
-const FIRST = 'wh_00000000000000000000000a';
-const SECOND = 'wh_00000000000000000000000b';
-
-const webhookEvent = (event: WebhookEvent): StreamEvent => ({ stream: webhookStream(event.data.webhook_id), event });
-
-const createdEvent = (webhookId: string, clientId: number, at = minute(0)): StreamEvent =>
-  webhookEvent({
-    type: 'WebhookCreated',
-    data: {
-      webhook_id: webhookId,
-      client_id: clientId,
-      name: `Hook ${webhookId.slice(-1)}`,
-      url: `https://hooks.example.com/${webhookId}`,
-      events: ['project.created'],
-      sealed_secret: `v1:${'A'.repeat(60)}`,
-      at,
-    },
-  });
-
-/** Two webhooks of two clients; the first goes through every event type. */
-const history = (): StreamEvent[] => [
-  createdEvent(FIRST, 1),
-  createdEvent(SECOND, 2, minute(1)),
-  webhookEvent({
-    type: 'WebhookRevised',
-    data: { webhook_id: FIRST, client_id: 1, changes: { name: 'CRM', events: ['project.updated', 'developer.updated'] }, at: minute(2) },
-  }),
-  webhookEvent({ type: 'WebhookDisabled', data: { webhook_id: FIRST, client_id: 1, reason: 'gone', at: minute(3) } }),
-  webhookEvent({ type: 'WebhookEnabled', data: { webhook_id: FIRST, client_id: 1, by: 'client', at: minute(4) } }),
-  webhookEvent({
-    type: 'WebhookSecretRotated',
-    data: { webhook_id: FIRST, client_id: 1, sealed_secret: `v1:${'B'.repeat(60)}`, previous_retire_at: minute(1445), at: minute(5) },
-  }),
-  webhookEvent({ type: 'WebhookDisabled', data: { webhook_id: FIRST, client_id: 1, reason: 'admin', at: minute(6) } }),
-  webhookEvent({ type: 'WebhookDeleted', data: { webhook_id: SECOND, client_id: 2, at: minute(7) } }),
-];
+import { FIRST_WEBHOOK as FIRST, SECOND_WEBHOOK as SECOND, sealedSecret, webhookHistory as history } from '../support/webhookEvents.js';
 
 async function projected(batchSize: number, events: StreamEvent[] = history()) {
   const readStore = createEmbeddedReadStore();
@@ -61,8 +24,8 @@ describe('webhooks read model', () => {
       status: 'disabled',
       disabled_reason: 'admin',
       secrets: [
-        { sealed: `v1:${'B'.repeat(60)}`, retire_at: null },
-        { sealed: `v1:${'A'.repeat(60)}`, retire_at: minute(1445) },
+        { sealed: sealedSecret('B'), retire_at: null },
+        { sealed: sealedSecret('A'), retire_at: minute(1445) },
       ],
       created_at: minute(0),
       updated_at: minute(6),

@@ -38,7 +38,8 @@ export type DemoPicture =
   | { kind: 'floorPlan'; unitType: string | null; variant: number }
   | { kind: 'floorPlate'; variant: number }
   | { kind: 'logo'; name: string }
-  | { kind: 'banner'; name: string };
+  | { kind: 'banner'; name: string }
+  | { kind: 'portrait'; name: string; longHair: boolean };
 
 export const demoPictureId = (picture: DemoPicture): string => JSON.stringify(picture);
 
@@ -66,6 +67,8 @@ export async function renderDemoPicture(picture: DemoPicture): Promise<DemoPictu
       const size = random.chance(0.5) ? { width: 2700, height: 900 } : { width: 1800, height: 600 };
       return encode(bannerSvg(random, picture.name, size), 'jpeg', size);
     }
+    case 'portrait':
+      return encode(portraitSvg(random, picture, PORTRAIT_SIZE), 'jpeg', PORTRAIT_SIZE);
   }
 }
 
@@ -682,6 +685,43 @@ function logoSvg(random: Random, name: string, side: number): string {
           text(centre, side * 0.78 + index * size * 1.25, size, '#222222', line.toUpperCase(), ' font-weight="bold" text-anchor="middle"'),
         )
         .join(''),
+  );
+}
+
+/** 4:5, wider than the 800 px an agent's image_url asks for, so that width is a real resize. */
+const PORTRAIT_SIZE: Size = { width: 960, height: 1200 };
+const SKIN_TONES = ['#f1c27d', '#e0ac69', '#c68642', '#8d5524', '#ffdbac'];
+const HAIR_COLOURS = ['#2b1d14', '#4a3123', '#0f0f0f', '#6b4e2e', '#8c8c8c'];
+const BACKDROPS = ['#dfe7ec', '#e8e1d5', '#d9e4dc', '#e6dde8', '#f0e6d8'];
+
+/** An agent's studio portrait: head and shoulders on a plain backdrop, the name on a band below. */
+function portraitSvg(random: Random, { name, longHair }: { name: string; longHair: boolean }, size: Size): string {
+  const { width: w, height: h } = size;
+  const centre = w / 2;
+  const headY = h * 0.42;
+  const headR = w * 0.17;
+  const skin = random.pick(SKIN_TONES);
+  const hair = random.pick(HAIR_COLOURS);
+  const suit = random.pick(BRAND_COLOURS);
+  const hairShape = longHair
+    ? `<path d="M${n(centre - headR * 1.15)} ${n(headY + headR * 1.6)} Q${n(centre - headR * 1.3)} ${n(headY - headR * 1.3)} ${n(centre)} ${n(headY - headR * 1.2)} Q${n(centre + headR * 1.3)} ${n(headY - headR * 1.3)} ${n(centre + headR * 1.15)} ${n(headY + headR * 1.6)} Z" fill="${hair}"/>`
+    : `<path d="M${n(centre - headR * 1.02)} ${n(headY - headR * 0.1)} Q${n(centre - headR)} ${n(headY - headR * 1.25)} ${n(centre)} ${n(headY - headR * 1.15)} Q${n(centre + headR)} ${n(headY - headR * 1.25)} ${n(centre + headR * 1.02)} ${n(headY - headR * 0.1)} Z" fill="${hair}"/>`;
+  const shoulders = `<path d="M${n(w * 0.12)} ${n(h * 0.86)} Q${n(w * 0.14)} ${n(h * 0.62)} ${n(centre)} ${n(h * 0.6)} Q${n(w * 0.86)} ${n(h * 0.62)} ${n(w * 0.88)} ${n(h * 0.86)} Z" fill="${suit}"/>`;
+  const collar = `<path d="M${n(centre - w * 0.08)} ${n(h * 0.6)} L${n(centre)} ${n(h * 0.72)} L${n(centre + w * 0.08)} ${n(h * 0.6)} Z" fill="#ffffff"/>`;
+  const neck = rect(centre - headR * 0.38, headY + headR * 0.7, headR * 0.76, h * 0.6 - headY - headR * 0.6, skin);
+  const label = name.toUpperCase();
+  return svgDocument(
+    size,
+    rect(0, 0, w, h, random.pick(BACKDROPS)) +
+      `<circle cx="${n(centre)}" cy="${n(headY)}" r="${n(w * 0.42)}" fill="#ffffff" opacity="0.35"/>` +
+      (longHair ? hairShape : '') +
+      neck +
+      shoulders +
+      collar +
+      `<circle cx="${n(centre)}" cy="${n(headY)}" r="${n(headR)}" fill="${skin}"/>` +
+      (longHair ? '' : hairShape) +
+      rect(0, h * 0.86, w, h * 0.14, '#1f2933') +
+      text(centre, h * 0.945, fitted(label, w * 0.86, h * 0.05), '#ffffff', label, ' font-weight="bold" text-anchor="middle"'),
   );
 }
 

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import sharp from 'sharp';
@@ -8,6 +12,8 @@ import { publishedReferenceCatalogue, startApiFixture, type ApiFixture, type Iss
 import { minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { request, type Answer } from '../support/http.js';
 import { storedImage } from '../support/storedFiles.js';
+import { startTestApp } from '../support/testApp.js';
+import { DEMO_API_KEYS_FILE_NAME } from '../../src/seed/demoClient.js';
 
 let api: ApiFixture;
 let own: IssuedKey;
@@ -160,5 +166,31 @@ describe('GET /v1/agent-profiles', () => {
     expect(answer.status).toBe(403);
     expect(answer.body.error.code).toBe('EVALUATION_PREVIEW_ONLY');
     expect(validateError(answer.body)).toBe(true);
+  });
+});
+
+describe('the demo client', () => {
+  it('when the service first starts with the demo seed, then the demo key lists three approved agents whose portraits resolve', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agent-profiles-demo-'));
+    const app = await startTestApp({ dataDir, env: { DATA_DIR: dataDir, SEED_DEMO: 'true', SEED_PROJECTS: '0' } });
+    try {
+      const keyFile = await readFile(join(dataDir, DEMO_API_KEYS_FILE_NAME), 'utf8');
+      const liveKey = /^DEMO_API_KEY_LIVE=(.*)$/m.exec(keyFile)![1]!;
+      await app.projector.waitForPosition((await app.eventStore.headPosition())!, 10_000);
+
+      const answer = await request(app.baseUrl, '/v1/agent-profiles', { token: liveKey });
+
+      expect(answer.status).toBe(200);
+      expect(names(answer)).toEqual(['Layla Haddad', 'Omar Al Mansoori', 'Priya Nair']);
+      for (const agent of answer.body.data as Array<{ image_url: string; company_name: string }>) {
+        expect(agent.company_name).toBe('Demo Agency');
+        const image = await fetch(agent.image_url);
+        expect(image.status).toBe(200);
+        expect(await sharp(Buffer.from(await image.arrayBuffer())).metadata()).toMatchObject({ format: 'webp', width: 800, height: 1000 });
+      }
+    } finally {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

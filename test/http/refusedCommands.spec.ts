@@ -37,6 +37,13 @@ interface World {
   rejectedRequestId: number;
   /** Approved for a move to a plan deactivated since. */
   strandedRequestId: number;
+  /** A draft agent profile of clientId. */
+  agentProfileId: number;
+  approvedAgentProfileId: number;
+  deletedAgentProfileId: number;
+  /** A webhook of clientId, created through /v1, and a deleted one. */
+  webhookId: string;
+  deletedWebhookId: string;
 }
 
 interface Refusal {
@@ -55,11 +62,23 @@ interface Refusal {
 }
 
 const UNKNOWN_ID = 999_999;
+/** Path parameters whose ids are not numbers. */
+const UNKNOWN_IDS: Record<string, string> = { webhookId: `wh_${'f'.repeat(24)}` };
 const STALE_REVISION = 999;
 const OVERSIZED_BODY = JSON.stringify({ padding: 'x'.repeat(1024 * 1024) });
 
 /** Files the bodies name, stored in the test app's blob store before the tests (a ref must name a stored file). */
-const IMAGE_NAMES = ['floor-plan-a', 'floor-plan-a2', 'floor-plan-c', 'gallery-1', 'gallery-2', 'gallery-3', 'x'];
+const IMAGE_NAMES = [
+  'floor-plan-a',
+  'floor-plan-a2',
+  'floor-plan-c',
+  'gallery-1',
+  'gallery-2',
+  'gallery-3',
+  'x',
+  'portrait-1',
+  'portrait-2',
+];
 const PDF_NAMES = ['master-plan', 'brochure'];
 const storedRefs = new Map<string, object>();
 const storedRef = (name: string) => {
@@ -79,9 +98,16 @@ const aProject = (world: World, overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const noEnvironmentControls = { domain: null, ip_allow: [], ip_deny: [] };
+const anAgentProfile = (overrides: Record<string, unknown> = {}) => ({
+  agent_name: 'Sara Haddad',
+  company_name: 'Marina Homes',
+  email: 'sara@marina-homes.example',
+  phone: '+971 50 123 4567',
+  ...overrides,
+});
 
 /** The resource each path parameter names unless a refusal names another. */
-const existingParams = (world: World): Record<string, number> => ({
+const existingParams = (world: World): Record<string, number | string> => ({
   stateId: world.stateId,
   communityId: world.communityId,
   subCommunityId: world.subCommunityId,
@@ -95,6 +121,8 @@ const existingParams = (world: World): Record<string, number> => ({
   clientId: world.clientId,
   keyId: world.keyId,
   requestId: world.underReviewRequestId,
+  agentProfileId: world.agentProfileId,
+  webhookId: world.webhookId,
 });
 
 /**
@@ -164,6 +192,10 @@ const acceptedBodies: Record<string, (world: World) => unknown> = {
   submitPlanChange: () => ({ plan: 'wide' }),
   approvePlanChange: () => ({ currency: 'AED', lines: [{ description: 'Wide plan, 12 months', quantity: 12, unit_amount: 99_950 }] }),
   rejectPlanChange: () => ({ reason: 'Not this year' }),
+  createAgentProfile: () => anAgentProfile(),
+  reviseAgentProfile: () => ({ company_name: 'Creek Homes' }),
+  replaceAgentProfilePicture: () => ({ picture: anImage('portrait-2') }),
+  rejectAgentProfile: () => ({ reason: 'Blurry portrait' }),
 };
 
 const commandRoutes = adminRoutes.filter((route) => route.method !== 'get');
@@ -231,7 +263,7 @@ function refusalsByShape(route: AdminRoute): Refusal[] {
       {
         operationId,
         when: 'ids of resources that do not exist',
-        params: () => Object.fromEntries(names.map((name) => [name, UNKNOWN_ID])),
+        params: () => Object.fromEntries(names.map((name) => [name, UNKNOWN_IDS[name] ?? UNKNOWN_ID])),
         body: accepted,
         status: 404,
         code: 'NOT_FOUND',
@@ -599,6 +631,55 @@ const refusalsByRule: Refusal[] = [
     params: (w) => ({ requestId: w.strandedRequestId }),
     ...CONFLICT,
   },
+
+  {
+    operationId: 'createAgentProfile',
+    when: 'a malformed e-mail address',
+    body: () => anAgentProfile({ email: 'sara' }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'createAgentProfile',
+    when: 'a phone number without its country code',
+    body: () => anAgentProfile({ phone: '050 123 4567' }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'createAgentProfile',
+    when: 'a picture that names no stored file',
+    body: () => anAgentProfile({ picture: { ...anImage('portrait-1'), key: 'f'.repeat(64) } }),
+    ...VALIDATION_FAILED,
+  },
+  { operationId: 'reviseAgentProfile', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
+  {
+    operationId: 'reviseAgentProfile',
+    when: 'a deleted profile',
+    params: (w) => ({ agentProfileId: w.deletedAgentProfileId }),
+    body: acceptedBodies.reviseAgentProfile!,
+    ...NOT_FOUND,
+  },
+  {
+    operationId: 'replaceAgentProfilePicture',
+    when: 'a picture whose size differs from the stored file',
+    body: () => ({ picture: { ...anImage('portrait-2'), width: 4000 } }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'submitAgentProfile',
+    when: 'an approved profile',
+    params: (w) => ({ agentProfileId: w.approvedAgentProfileId }),
+    ...CONFLICT,
+  },
+  { operationId: 'approveAgentProfile', when: 'a draft', ...CONFLICT },
+  { operationId: 'rejectAgentProfile', when: 'a draft', body: acceptedBodies.rejectAgentProfile!, ...CONFLICT },
+  {
+    operationId: 'deleteAgentProfile',
+    when: 'a deleted profile',
+    params: (w) => ({ agentProfileId: w.deletedAgentProfileId }),
+    ...NOT_FOUND,
+  },
+  { operationId: 'enableWebhook', when: 'a deleted webhook', params: (w) => ({ webhookId: w.deletedWebhookId }), ...NOT_FOUND },
+  { operationId: 'disableWebhook', when: 'a deleted webhook', params: (w) => ({ webhookId: w.deletedWebhookId }), ...NOT_FOUND },
 ];
 
 const refusals: Refusal[] = [...commandRoutes.flatMap(refusalsByShape), ...refusalsOfDeletedProject, ...refusalsByRule];
@@ -687,6 +768,31 @@ describe('refused admin commands', () => {
     await accepted('POST', `${requests}/${strandedRequestId}/approve`, acceptedBodies.approvePlanChange!({} as World));
     await accepted('PATCH', `/plans/${retiring}`, { active: false });
 
+    const agentProfiles = `/clients/${clientId}/agent-profiles`;
+    const agentProfileId = (await accepted('POST', agentProfiles, anAgentProfile({ picture: anImage('portrait-1') }))).id;
+    const approvedAgentProfileId = (await accepted('POST', agentProfiles, anAgentProfile())).id;
+    await accepted('POST', `/agent-profiles/${approvedAgentProfileId}/submit`);
+    await accepted('POST', `/agent-profiles/${approvedAgentProfileId}/approve`);
+    const deletedAgentProfileId = (await accepted('POST', agentProfiles, anAgentProfile())).id;
+    await accepted('DELETE', `/agent-profiles/${deletedAgentProfileId}`);
+
+    // Webhooks are created by their client, through /v1.
+    await accepted('POST', '/plans', { key: 'hooks', name: 'Hooks', scopes: ['webhooks:manage'], entitlements: ['webhooks'] });
+    const hooksClientId = (await accepted('POST', '/clients', { name: 'Hooks Agency', plan: 'hooks' })).id;
+    const { key } = (await accepted('POST', `/clients/${hooksClientId}/keys`, { environment: 'live' })) as unknown as { key: string };
+    const headBeforeKey = await app.eventStore.headPosition();
+    await app.projector.waitForPosition(headBeforeKey!, 10_000);
+    const aWebhook = { name: 'CRM', url: 'https://93.184.215.14/hooks', events: ['project.created'] };
+    const createWebhook = async () => {
+      const answer = await request(app.baseUrl, '/v1/webhooks', { method: 'POST', token: key, body: aWebhook });
+      if (answer.status !== 201) throw new Error(`creating a webhook answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return answer.body.data.id as string;
+    };
+    const webhookId = await createWebhook();
+    const deletedWebhookId = await createWebhook();
+    const deleted = await request(app.baseUrl, `/v1/webhooks/${deletedWebhookId}`, { method: 'DELETE', token: key });
+    if (deleted.status !== 200) throw new Error(`deleting a webhook answered ${deleted.status}`);
+
     return {
       stateId,
       otherStateId,
@@ -711,6 +817,11 @@ describe('refused admin commands', () => {
       underReviewRequestId,
       rejectedRequestId,
       strandedRequestId,
+      agentProfileId,
+      approvedAgentProfileId,
+      deletedAgentProfileId,
+      webhookId,
+      deletedWebhookId,
     };
   }
 

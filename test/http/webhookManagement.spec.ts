@@ -350,3 +350,73 @@ describe('/v1/webhooks refusals', () => {
     expect(logText).toContain('whsec_[Redacted]');
   });
 });
+
+describe('/admin/v1/webhooks', () => {
+  let adminDocument: any;
+  let adminAjv: Ajv2020;
+
+  beforeAll(async () => {
+    adminDocument = parse((await request(api.app.baseUrl, '/admin/openapi.yaml', { token: api.app.adminToken })).body);
+    adminAjv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(adminAjv);
+    adminAjv.addSchema(adminDocument, 'admin');
+  });
+
+  function expectAdminDocumented(method: string, openApiPath: string, answer: Answer): void {
+    const responseNode = adminDocument.paths[openApiPath]?.[method]?.responses[String(answer.status)];
+    expect(responseNode, `${method} ${openApiPath} documents ${answer.status}`).toBeDefined();
+    const pointer =
+      typeof responseNode.$ref === 'string'
+        ? responseNode.$ref.slice(1)
+        : `/paths/${openApiPath.replaceAll('/', '~1')}/${method}/responses/${answer.status}`;
+    const validate = adminAjv.compile({ $ref: `admin#${pointer}/content/application~1json/schema` });
+    expect(validate(answer.body), `${method} ${openApiPath} ${answer.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+
+  it('when an administrator disables a webhook, then its client cannot enable it again; the administrator can', async () => {
+    const webhook = await created(owner.key);
+    const disabled = await api.admin('POST', `/webhooks/${webhook.id}/disable`);
+    expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+    expectAdminDocumented('post', '/webhooks/{webhookId}/disable', disabled);
+    expect(disabled.body.data).toMatchObject({ id: webhook.id, client_id: owner.clientId, status: 'disabled', disabled_reason: 'admin' });
+    expect(disabled.headers.get('etag')).toBe(`"${disabled.body.data.revision}"`);
+
+    const byClient = await call('PUT', `/webhooks/${webhook.id}`, owner.key, { status: 'active' });
+    expect([byClient.status, byClient.body.error.code]).toEqual([409, 'CONFLICT']);
+    expectDocumented('put', '/webhooks/{id}', byClient);
+    expect((await call('GET', `/webhooks/${webhook.id}`, owner.key)).body.data).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'admin',
+    });
+
+    const enabled = await api.admin('POST', `/webhooks/${webhook.id}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.data).toMatchObject({ status: 'active', disabled_reason: null, previous_secret_retire_at: null });
+    expect(JSON.stringify(enabled.body)).not.toMatch(/whsec_|v1:/);
+  });
+
+  it('when webhooks are listed and read by an administrator, then filters by client and status apply and no secret is shown', async () => {
+    const other = await api.issue();
+    const mine = await created(other.key, { name: 'Mine' });
+    const paused = await created(other.key, { name: 'Paused' });
+    await call('PUT', `/webhooks/${paused.id}`, other.key, { status: 'disabled' });
+    await call('POST', `/webhooks/${mine.id}/rotate-secret`, other.key);
+    await api.settle();
+
+    const all = await api.admin('GET', `/webhooks?client_id=${other.clientId}`);
+    expect(all.status).toBe(200);
+    expectAdminDocumented('get', '/webhooks', all);
+    expect(all.body.data.map((hook: { id: string }) => hook.id)).toEqual([mine.id, paused.id]);
+    const disabledOnly = await api.admin('GET', `/webhooks?client_id=${other.clientId}&status=disabled`);
+    expect(disabledOnly.body.data).toEqual([expect.objectContaining({ id: paused.id, disabled_reason: 'client' })]);
+
+    const one = await api.admin('GET', `/webhooks/${mine.id}`);
+    expectAdminDocumented('get', '/webhooks/{webhookId}', one);
+    expect(one.body.data.previous_secret_retire_at).toEqual(expect.any(String));
+    expect(JSON.stringify([all.body, one.body])).not.toMatch(/whsec_|v1:/);
+
+    const unknownFilter = await api.admin('GET', '/webhooks?owner=1');
+    expect(unknownFilter.body.error.details.fields).toEqual({ 'query.owner': 'is not a known field' });
+    expect((await api.admin('GET', '/webhooks/wh_ffffffffffffffffffffffff')).status).toBe(404);
+  });
+});

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { WEBHOOKS, type WebhookDoc } from '../../projections/webhooks.js';
 import { MAX_WEBHOOKS_PER_CLIENT } from '../../src/webhooks/webhook.js';
-import { startApiFixture, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
+import { startApiFixture, UNLIMITED_FOR_TESTS, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
 import { request, type Answer } from '../support/http.js';
 
 /** A public address written as a literal, so no test asks a DNS server. */
@@ -341,6 +341,19 @@ describe('/v1/webhooks refusals', () => {
     expect([refused.status, refused.body.error.code]).toEqual([401, 'SIGNATURE_INVALID']);
     const accepted = await call('POST', '/webhooks', signer.key, body, signed(body));
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+  });
+
+  it('when a write passes the rate limit, then it is refused with 429 before its command runs and nothing is appended', async () => {
+    const limited = await api.key({ limits: { ...UNLIMITED_FOR_TESTS, burst: { requests: 2, window_ms: 60_000 } } });
+    const list = await call('GET', '/webhooks', limited);
+    expect(list.headers.get('ratelimit-limit')).toBe(String(UNLIMITED_FOR_TESTS.per_minute));
+    expect((await call('POST', '/webhooks', limited, aWebhook())).status).toBe(201);
+    const headBefore = await api.app.eventStore.headPosition();
+    const refused = await call('POST', '/webhooks', limited, aWebhook());
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'BURST_LIMIT_EXCEEDED']);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expectDocumented('post', '/webhooks', refused);
+    expect(await api.app.eventStore.headPosition()).toBe(headBefore);
   });
 
   it('when a webhook secret appears in a request path, then the log keeps its prefix only', async () => {

@@ -122,6 +122,28 @@ describe('agent profiles through the admin API', () => {
     expect(metadata).toMatchObject({ format: 'webp', width: 800, height: 1067 });
   });
 
+  it("when the client has an account token, then the account form of the portrait's address serves it in every width", async () => {
+    const bytes = await pictureBytes({ width: 1000, height: 1250, seed: 9 });
+    const profile = await accepted(
+      `/clients/${clientId}/agent-profiles`,
+      form(profileFields, { bytes, type: 'image/jpeg', name: 'p.jpg' }),
+    );
+    await accepted(`/clients/${clientId}/account-token`, { method: 'PUT', ...json({ account_token: 'marina-homes' }) });
+    await settle();
+
+    for (const [suffix, width] of [
+      ['.webp', 1000],
+      ['-1600.webp', 1000],
+      ['-800.webp', 800],
+      ['-400.webp', 400],
+    ] as const) {
+      const served = await media(`c/marina-homes/agent-profile-${profile.id}/${sha256(bytes)}${suffix}`);
+      expect(served.status, suffix).toBe(200);
+      expect((await sharp(Buffer.from(await served.arrayBuffer())).metadata()).width, suffix).toBe(width);
+    }
+    expect((await media(`c/unknown-token/agent-profile-${profile.id}/${sha256(bytes)}.webp`)).status).toBe(404);
+  });
+
   it('when the portrait is replaced by raw bytes, then it gets a new key and the old address redirects to the new one', async () => {
     const first = await pictureBytes({ width: 600, height: 800, seed: 2 });
     const profile = await accepted(

@@ -57,12 +57,17 @@ function readBody(req: Request, limitBytes: number): Promise<Buffer> {
 }
 
 /**
- * A /v1 JSON body: undefined when none was sent; 415 for another media type; malformed JSON is 422 naming
- * `body`, as on the admin API.
+ * A /v1 JSON body: undefined when none was sent; 415 for another media type or a content encoding; malformed
+ * JSON is 422 naming `body`, as on the admin API.
  */
 export async function jsonBodyOf(req: Request): Promise<unknown> {
   if (!hasBody(req)) return undefined;
   if (!req.is('application/json')) throw new UnsupportedMediaType();
+  // The bytes are signed and parsed as received: a compressed body would be neither.
+  const encoding = req.get('content-encoding')?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== 'identity') {
+    throw new UnsupportedMediaType('A /v1 request body is sent without Content-Encoding (identity).');
+  }
   const text = (await rawBodyOf(req)).toString('utf8');
   if (text === '') return undefined;
   try {

@@ -298,6 +298,9 @@ describe('/v1/webhooks refusals', () => {
     expectValidation(await call('POST', '/webhooks', owner.key, '{"name": '), { body: 'must be a valid JSON object or array' });
     expectValidation(await call('POST', '/webhooks', owner.key), { body: expect.any(String) });
     expect((await call('POST', '/webhooks', owner.key, 'name=x', { 'content-type': 'text/plain' })).status).toBe(415);
+    const gzipped = await call('POST', '/webhooks', owner.key, JSON.stringify(aWebhook()), { 'content-encoding': 'gzip' });
+    expect([gzipped.status, gzipped.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    expectDocumented('post', '/webhooks', gzipped);
   });
 
   it(`when a client has ${MAX_WEBHOOKS_PER_CLIENT} webhooks, then the next is refused with 422 WEBHOOK_LIMIT_REACHED until one is deleted`, async () => {

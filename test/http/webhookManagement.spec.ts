@@ -1,10 +1,15 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { WEBHOOKS, type WebhookDoc } from '../../projections/webhooks.js';
+import { decodeSecretKey } from '../../src/config.js';
 import { MAX_WEBHOOKS_PER_CLIENT } from '../../src/webhooks/webhook.js';
+import { createWebhookSecretBox } from '../../src/webhooks/webhookSecrets.js';
 import { startApiFixture, UNLIMITED_FOR_TESTS, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
 import { request, type Answer } from '../support/http.js';
 
@@ -434,5 +439,38 @@ describe('/admin/v1/webhooks', () => {
     const unknownFilter = await api.admin('GET', '/webhooks?owner=1');
     expect(unknownFilter.body.error.details.fields).toEqual({ 'query.owner': 'is not a known field' });
     expect((await api.admin('GET', '/webhooks/wh_ffffffffffffffffffffffff')).status).toBe(404);
+  });
+});
+
+describe('the webhook secret key', () => {
+  it('when no WEBHOOK_SECRET_KEY is set (embedded mode), then a key is generated into DATA_DIR/webhook-secret-key (0600) and opens the sealed secrets after a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'webhook-key-'));
+    try {
+      const first = await startApiFixture({ dataDir, env: { DATA_DIR: dataDir } });
+      let webhook: { id: string; secret: string };
+      try {
+        const key = await first.key();
+        const answer = await request(first.app.baseUrl, '/v1/webhooks', { method: 'POST', token: key, body: aWebhook() });
+        expect(answer.status).toBe(201);
+        webhook = answer.body.data;
+        await first.settle();
+      } finally {
+        await first.close();
+      }
+      const keyFile = join(dataDir, 'webhook-secret-key');
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      const box = createWebhookSecretBox(decodeSecretKey(readFileSync(keyFile, 'utf8'))!);
+
+      const restarted = await startApiFixture({ dataDir, env: { DATA_DIR: dataDir } });
+      try {
+        const doc = await restarted.app.readStore.get<WebhookDoc>(WEBHOOKS, webhook.id);
+        expect(box.open(webhook.id, doc!.secrets[0]!.sealed)).toBe(webhook.secret);
+        expect(readFileSync(keyFile, 'utf8')).not.toContain(webhook.secret);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -25,7 +25,11 @@ export const webhookUrlSchema = z
 export const webhookEventsSchema = z
   .array(z.enum(WEBHOOK_EVENT_TYPES))
   .min(1, 'must name at least one event type')
-  .refine((events) => new Set(events).size === events.length, 'must not name an event type twice')
+  // Checked even when an element is not a known type, so that one answer names both problems.
+  .refine((events) => new Set(events).size === events.length, {
+    message: 'must not name an event type twice',
+    when: (payload) => Array.isArray(payload.value),
+  })
   .meta({ description: 'The event types delivered: a non-empty list without repeats.' });
 
 /** The client a command is sent for; absent for an administrator's or the delivery worker's command. */

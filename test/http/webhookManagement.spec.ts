@@ -281,12 +281,13 @@ describe('/v1/webhooks refusals', () => {
     const answer = await call('POST', '/webhooks', owner.key, {
       name: '',
       url: PUBLIC_URL,
-      events: ['project.created', 'project.moved'],
+      events: ['project.created', 'project.moved', 'project.created'],
       secret: 'mine',
     });
     expectValidation(answer, {
       'body.name': expect.any(String),
       'body.events.1': expect.stringMatching(/project.created/),
+      'body.events': 'must not name an event type twice',
       'body.secret': 'is not a known field',
     });
     expectValidation(await call('POST', '/webhooks', owner.key, aWebhook({ events: ['project.deleted', 'project.deleted'] })), {

@@ -10,6 +10,7 @@
  */
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
+import { createBullmqJobQueue } from '../../src/jobQueue/bullmqJobQueue.js';
 import type { Job, JobOutcome, JobQueue } from '../../src/jobQueue/jobQueue.js';
 import { createSqliteJobQueue } from '../../src/jobQueue/sqliteJobQueue.js';
 
@@ -32,7 +33,10 @@ export interface ConsumerSettings {
 const settings = JSON.parse(process.env.CONSUMER_SETTINGS ?? '{}') as ConsumerSettings;
 const queueSettings = { leaseMs: settings.leaseMs, completedRetentionMs: 3_600_000 };
 
-const queue: JobQueue = createSqliteJobQueue({ ...queueSettings, file: settings.file!, queue: settings.queue, pollIntervalMs: 20 });
+const queue: JobQueue =
+  settings.adapter === 'sqlite'
+    ? createSqliteJobQueue({ ...queueSettings, file: settings.file!, queue: settings.queue, pollIntervalMs: 20 })
+    : createBullmqJobQueue({ ...queueSettings, redisUrl: settings.redisUrl!, prefix: settings.prefix!, queue: settings.queue });
 
 function recorder(file: string) {
   const db = new Database(file);

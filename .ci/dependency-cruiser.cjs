@@ -4,7 +4,7 @@
  * delivery (src/http/, queries/, workers/, src/seed/) answers requests and runs jobs, handling files through
  * src/uploads/ and src/media/; the write side (commands/) and the read side (projections/ on
  * src/projectionEngine/) sit on the domain (src/domain/, src/catalogue/, src/access/, src/limits/, src/webhooks/); ports and
- * adapters (src/eventStore/, src/readStore/, src/blobStore/, src/cache/) and the foundation (src/vocabulary/,
+ * adapters (src/eventStore/, src/readStore/, src/blobStore/, src/jobQueue/, src/cache/) and the foundation (src/vocabulary/,
  * config, logger, dataDir) are at the bottom.
  * Arrows point down only, adapters are chosen by the composition root alone, and there are no circles.
  */
@@ -15,10 +15,10 @@ const files = '^src/(uploads|media)/';
 const readSide = '^(projections|src/projectionEngine)/';
 const domain = '^(src/domain|src/catalogue|src/access|src/limits|src/webhooks)/';
 const foundation = '^src/vocabulary/|^src/(config|logger|dataDir|typeScriptWorker)[.]ts$';
-const stores = '^src/(eventStore|readStore|blobStore|cache)/';
+const stores = '^src/(eventStore|readStore|blobStore|jobQueue|cache)/';
 // The blob garbage collector is no adapter: it works on the two ports (blobs, events), for src/cli/blobGc.ts.
 const adapters =
-  '^src/eventStore/(?!eventStore[.]ts$)|^src/readStore/(?!readStore[.]ts$)|^src/blobStore/(?!blobStore[.]ts$|garbageCollection[.]ts$)';
+  '^src/eventStore/(?!eventStore[.]ts$)|^src/readStore/(?!readStore[.]ts$)|^src/blobStore/(?!blobStore[.]ts$|garbageCollection[.]ts$)|^src/jobQueue/(?!jobQueue[.]ts$)';
 
 module.exports = {
   forbidden: [
@@ -46,9 +46,9 @@ module.exports = {
     {
       name: 'adapters-are-chosen-by-the-composition-root',
       comment:
-        'Code depends on the ports (src/eventStore/eventStore.ts, src/readStore/readStore.ts, src/blobStore/blobStore.ts); only the composition root and the adapters themselves name an adapter.',
+        'Code depends on the ports (src/eventStore/eventStore.ts, src/readStore/readStore.ts, src/blobStore/blobStore.ts, src/jobQueue/jobQueue.ts); only the composition root and the adapters themselves name an adapter.',
       severity: 'error',
-      from: { path: ours, pathNot: `${compositionRoot}|^src/eventStore/|^src/readStore/|^src/blobStore/` },
+      from: { path: ours, pathNot: `${compositionRoot}|^src/eventStore/|^src/readStore/|^src/blobStore/|^src/jobQueue/` },
       to: { path: adapters },
     },
     {

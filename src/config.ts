@@ -48,6 +48,8 @@ export interface Config {
   webhookSecretOverlapSeconds: number;
   /** The worker role's webhook deliveries: in flight per process, per webhook, each attempt's timeout and response cap. */
   webhookDelivery: WebhookDeliveryConfig;
+  /** Background job queues (src/jobQueue/): the Redis key prefix (BullMQ), completed jobs' retention, the lease of a running job. */
+  jobQueue: { prefix: string; completedRetentionMs: number; leaseMs: number };
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -196,6 +198,9 @@ const environmentSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: withDefault(integer(1, 100), '4'),
   WEBHOOK_TIMEOUT_MS: withDefault(integer(100, 60_000), '15000'),
   WEBHOOK_MAX_RESPONSE_BYTES: withDefault(integer(0, MEBIBYTE), '4096'),
+  JOB_QUEUE_PREFIX: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _, . or -'), 'catalogue'),
+  JOB_COMPLETED_RETENTION_HOURS: withDefault(integer(1, 8_760), '24'),
+  JOB_LEASE_SECONDS: withDefault(integer(5, 3_600), '30'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -276,6 +281,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       endpointConcurrency: vars.WEBHOOK_ENDPOINT_CONCURRENCY,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       maxResponseBytes: vars.WEBHOOK_MAX_RESPONSE_BYTES,
+    },
+    jobQueue: {
+      prefix: vars.JOB_QUEUE_PREFIX,
+      completedRetentionMs: vars.JOB_COMPLETED_RETENTION_HOURS * 3_600_000,
+      leaseMs: vars.JOB_LEASE_SECONDS * 1000,
     },
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };

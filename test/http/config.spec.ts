@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       webhookSecretKey: undefined,
       webhookSecretOverlapSeconds: 86_400,
       webhookDelivery: { concurrency: 32, endpointConcurrency: 4, timeoutMs: 15_000, maxResponseBytes: 4096 },
+      jobQueue: { prefix: 'catalogue', completedRetentionMs: 24 * 3_600_000, leaseMs: 30_000 },
       mode: 'embedded',
     });
   });
@@ -234,6 +235,20 @@ describe('loadConfig', () => {
       'WEBHOOK_MAX_RESPONSE_BYTES',
       'WEBHOOK_TIMEOUT_MS',
     ]);
+  });
+
+  it('when the job queue variables are set, then they are parsed into milliseconds; bad values are each named', () => {
+    expect(loadConfig({ JOB_QUEUE_PREFIX: 'staging-2', JOB_COMPLETED_RETENTION_HOURS: '168', JOB_LEASE_SECONDS: '60' }).jobQueue).toEqual({
+      prefix: 'staging-2',
+      completedRetentionMs: 168 * 3_600_000,
+      leaseMs: 60_000,
+    });
+    const problems = problemsOf({ JOB_QUEUE_PREFIX: 'a:b', JOB_COMPLETED_RETENTION_HOURS: '0', JOB_LEASE_SECONDS: '4' });
+    expect(problems).toEqual({
+      JOB_QUEUE_PREFIX: 'must be 1 to 64 letters, digits, _, . or -',
+      JOB_COMPLETED_RETENTION_HOURS: 'must be at least 1',
+      JOB_LEASE_SECONDS: 'must be at least 5',
+    });
   });
 
   it('when TRUSTED_PROXIES lists addresses and CIDR blocks, then they are normalised; a bad entry is named without its value', () => {

@@ -86,13 +86,19 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
   const insertJob = db.prepare<[string, string, string, number, number]>(
     `INSERT INTO jobs (queue, id, data, run_at, state, updated_at) VALUES (?, ?, ?, ?, 'waiting', ?) ON CONFLICT DO NOTHING`,
   );
+  // Each side is limited on its own index first, so a backlog of due jobs costs a claim no sort of all of them.
   const claimDue = db.prepare<{ queue: string; owner: string; now: number; leaseUntil: number; limit: number }, ClaimedRow>(`
     UPDATE jobs SET state = 'active', attempt = attempt + 1, lease_owner = @owner, lease_until = @leaseUntil, updated_at = @now
     WHERE rowid IN (
       SELECT seq FROM (
-        SELECT rowid AS seq, run_at FROM jobs WHERE queue = @queue AND state = 'waiting' AND run_at <= @now
+        SELECT * FROM (
+          SELECT rowid AS seq, run_at FROM jobs WHERE queue = @queue AND state = 'waiting' AND run_at <= @now
+          ORDER BY run_at, rowid LIMIT @limit
+        )
         UNION ALL
-        SELECT rowid AS seq, run_at FROM jobs WHERE queue = @queue AND state = 'active' AND lease_until <= @now
+        SELECT * FROM (
+          SELECT rowid AS seq, run_at FROM jobs WHERE queue = @queue AND state = 'active' AND lease_until <= @now LIMIT @limit
+        )
         ORDER BY run_at, seq LIMIT @limit
       )
     )

@@ -8,6 +8,7 @@ import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute 
 import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
 import { mediaFilesPaths } from './mediaFiles.js';
+import { webhookDeliveryPaths, webhookEvents } from './webhookEventsOpenApi.js';
 import type { QueryRoute } from './queryRoute.js';
 
 const accessModeHeader = z.enum(['commercial', 'evaluation']).meta({
@@ -374,7 +375,7 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
   };
   for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = operationOf(route);
   for (const route of webhookRoutes) (paths[toOpenApiPath(route.path)] ??= {})[route.method] = webhookOperationOf(route);
-  Object.assign(paths, mediaFilesPaths, documentFilesPaths);
+  Object.assign(paths, webhookDeliveryPaths, mediaFilesPaths, documentFilesPaths);
   return createDocument({
     openapi: '3.1.0',
     info: { title: 'Commercial Property Catalogue API', version: '1.0.0', description: DESCRIPTION },
@@ -385,6 +386,8 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } },
     },
     paths,
+    // What the service sends to a webhook's url (OpenAPI 3.1): each event type's body, its headers and signature.
+    webhooks: webhookEvents,
   });
 }
 

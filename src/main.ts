@@ -21,12 +21,6 @@ async function main(): Promise<void> {
     const roles = parseRoles(process.argv.slice(2));
     logger = createLogger({ level: config.logLevel });
     const service = await startService({ config, logger, roles });
-    if (!service.server && !service.projector) {
-      // Only the worker role was asked for, and it has nothing to run yet: say so and end cleanly.
-      logger.info('nothing long-running in this process; exiting');
-      await service.stop();
-      return;
-    }
     handleShutdownSignals(service, config.shutdownTimeoutMs, logger);
   } catch (error) {
     if (error instanceof ConfigError) {

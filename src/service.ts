@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
+import { pollingReadModels } from '../workers/webhooks/webhookDispatcher.js';
+import { startWebhookWorker, type WebhookWorker } from '../workers/webhooks/webhookWorker.js';
 import { createPublicApi } from '../queries/publicApi.js';
 import { startProjector, type Projector } from './projectionEngine/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
@@ -26,6 +28,10 @@ import type { Resolve } from './webhooks/targetPolicy.js';
 import { createWebhookSecretBox, type WebhookSecretBox } from './webhooks/webhookSecrets.js';
 import type { Logger } from './logger.js';
 import { createImageDerivatives, type ImageDerivatives } from './media/imageDerivatives.js';
+import type { JobQueue } from './jobQueue/jobQueue.js';
+import { createJobQueue } from './jobQueue/createJobQueue.js';
+import { createSqliteJobQueue } from './jobQueue/sqliteJobQueue.js';
+import { checkpointNameOf } from './projectionEngine/projection.js';
 import { createReadStore } from './readStore/createReadStore.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { seedDemoCatalogue } from './seed/demoCatalogue.js';
@@ -71,6 +77,8 @@ export interface StartServiceOptions {
   clock?: () => Date;
   /** How webhook targets' hosts are resolved (tests answer without DNS); the system resolver by default. */
   webhookResolve?: Resolve;
+  /** The jitter of webhook retries, in [0, 1); Math.random by default. */
+  webhookRandom?: () => number;
 }
 
 export interface RunningService extends ServiceStores {
@@ -84,6 +92,8 @@ export interface RunningService extends ServiceStores {
   blobStore: BlobStore;
   /** The image widths this process renders (its render count is observable). */
   imageDerivatives: ImageDerivatives;
+  /** The webhook dispatcher and delivery; null without the worker role. */
+  webhookWorker: WebhookWorker | null;
   /** shutdown() without its outcome. */
   stop(): Promise<void>;
   /**
@@ -175,7 +185,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger.info({ projections: allProjections.map((projection) => projection.name) }, 'projector started');
     }
 
-    if (roles.has('worker')) logger.info('worker role: there are no workers to run yet');
+    // Webhook deliveries wait in one queue: the worker dispatches and delivers them, the API queues test events.
+    const webhooksUsed = roles.has('api') || roles.has('worker');
+    const webhookSecrets = webhooksUsed ? await webhookSecretBoxFor(config, logger) : null;
+    const webhookQueue = webhooksUsed ? openWebhookQueue(config, options.stores !== undefined, clock, logger) : null;
+    if (webhookQueue) cleanups.push(() => webhookQueue.close());
 
     let server: Server | null = null;
     let url: string | null = null;
@@ -234,9 +248,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         evaluationUsage,
         ...(usageLedger ? { pendingUsage: usageLedger } : {}),
         evaluationRequestLimit: config.evaluationRequestLimit,
+        webhookDeliveries: { queue: webhookQueue! },
         webhooks: {
           limits,
-          secrets: await webhookSecretBoxFor(config, logger),
+          secrets: webhookSecrets!,
           targetPolicy: { allowedPrivateCidrs: config.webhookAllowedPrivateCidrs },
           secretOverlapSeconds: config.webhookSecretOverlapSeconds,
           ...(options.webhookResolve ? { resolve: options.webhookResolve } : {}),
@@ -255,6 +270,30 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger.info({ url }, `listening on ${url}`);
     }
 
+    let webhookWorker: WebhookWorker | null = null;
+    if (roles.has('worker')) {
+      const projectorOfThisProcess = projector;
+      const started = await startWebhookWorker({
+        ...stores,
+        queue: webhookQueue!,
+        secretBox: webhookSecrets!,
+        targetPolicy: { allowedPrivateCidrs: config.webhookAllowedPrivateCidrs },
+        delivery: config.webhookDelivery,
+        // Image addresses in event data; without PUBLIC_BASE_URL (embedded mode) this machine's API.
+        publicBaseUrl: config.publicBaseUrl ?? `${url ?? `http://localhost:${config.port}`}/v1`,
+        // A worker beside the projector waits for it; one on its own polls the checkpoints a projector elsewhere writes.
+        readModelsReached: projectorOfThisProcess
+          ? (position) => projectorOfThisProcess.waitForPosition(position, READ_MODELS_PATIENCE_MS)
+          : pollingReadModels(stores.readStore, allProjections.map(checkpointNameOf)),
+        logger,
+        clock,
+        ...(options.webhookRandom ? { random: options.webhookRandom } : {}),
+        ...(options.webhookResolve ? { resolve: options.webhookResolve } : {}),
+      });
+      webhookWorker = started;
+      cleanups.push(() => started.stop());
+    }
+
     let stopping: Promise<ShutdownOutcome> | null = null;
     const shutdown = () =>
       (stopping ??= runCleanups().then((outcome) => {
@@ -270,6 +309,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       adminToken,
       blobStore,
       imageDerivatives,
+      webhookWorker,
       shutdown,
       stop: async () => {
         await shutdown();
@@ -312,6 +352,24 @@ async function linkSigningSecretFor(config: Config, logger: Logger): Promise<str
   if (file.permissionsTooOpen) logger.warn({ file: file.path }, 'link signing secret file is readable by others; chmod 600 it');
   return file.secret;
 }
+
+/** How long the webhook dispatcher waits for this process's projector to reach an event before it retries the batch. */
+const READ_MODELS_PATIENCE_MS = 60_000;
+
+/**
+ * The webhook deliveries queue (W3's createJobQueue: BullMQ on REDIS_URL, else DATA_DIR/jobs.sqlite shared by
+ * the processes of one machine). Tests that hand in their own stores get an in-memory one, so that parallel
+ * test services never share a queue. The completed jobs' retention is the window within which a dispatcher
+ * re-adding a delivery (a crash before its checkpoint) is ignored.
+ */
+function openWebhookQueue(config: Config, storesHandedIn: boolean, clock: () => Date, logger: Logger): JobQueue {
+  const { prefix, ...settings } = config.jobQueue;
+  const onError = (error: unknown) => logger.warn({ err: error, component: 'jobQueue' }, 'job queue error; carrying on');
+  if (storesHandedIn) return createSqliteJobQueue({ ...settings, onError, file: ':memory:', queue: WEBHOOK_QUEUE, now: clock });
+  return createJobQueue(WEBHOOK_QUEUE, { ...settings, onError, prefix, dataDir: config.dataDir, redisUrl: config.redisUrl, now: clock });
+}
+
+const WEBHOOK_QUEUE = 'webhook-deliveries';
 
 const WEBHOOK_SECRET_KEY_FILE_NAME = 'webhook-secret-key';
 

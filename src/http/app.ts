@@ -21,6 +21,8 @@ import { requestSigning } from './requestSigning.js';
 import { noStore } from './securityHeaders.js';
 import { answeredNotModified } from './responses.js';
 import { createWebhookApiRouter, type WebhookApiDeps } from './webhookApi.js';
+import { createWebhookDeliveryApiRouter, type WebhookDeliveryApiDeps } from './webhookDeliveryApi.js';
+import { webhookDeliveryAdminRoutes } from './adminRoutes/webhookDeliveryRoutes.js';
 
 /**
  * The read side of `/v1`, built from queries/ by the composition root: queries/ uses this shell's helpers,
@@ -70,6 +72,8 @@ export interface AppDeps {
   pendingUsage?: { flush(): Promise<void> };
   /** What `/v1/webhooks` needs beyond the stores and the clock (src/http/webhookApi.ts). */
   webhooks: Omit<WebhookApiDeps, 'eventStore' | 'readStore' | 'clock'>;
+  /** The webhook deliveries queue: test events (/v1) and manual retries (/admin/v1) go there. */
+  webhookDeliveries: Pick<WebhookDeliveryApiDeps, 'queue'>;
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -108,6 +112,14 @@ function apiRouter(deps: AppDeps): Router {
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));
   router.use(createWebhookApiRouter({ ...deps.webhooks, eventStore: deps.eventStore, readStore: deps.readStore, clock: deps.clock }));
+  router.use(
+    createWebhookDeliveryApiRouter({
+      queue: deps.webhookDeliveries.queue,
+      readStore: deps.readStore,
+      clock: deps.clock,
+      limits: deps.webhooks.limits,
+    }),
+  );
   router.use(deps.publicApi.queries);
   return router;
 }
@@ -115,16 +127,18 @@ function apiRouter(deps: AppDeps): Router {
 /** `/admin`: one authentication pass, then the admin OpenAPI document and the `/admin/v1` commands. */
 function adminRouter(deps: AppDeps): Router {
   const router = Router();
+  // The manual retry of webhook deliveries needs this process's queue, so its route is made here.
+  const routes = [...adminRoutes, ...webhookDeliveryAdminRoutes(deps.webhookDeliveries.queue)];
   router.use(noStore);
   router.use(adminAuth(deps.adminToken));
   router.get(
     '/openapi.yaml',
-    staticDocument('application/yaml', () => adminOpenApiYaml(adminRoutes)),
+    staticDocument('application/yaml', () => adminOpenApiYaml(routes)),
   );
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(
     '/v1',
-    createAdminRouter(adminRoutes, {
+    createAdminRouter(routes, {
       eventStore: deps.eventStore,
       readStore: deps.readStore,
       clock: deps.clock,

@@ -7,6 +7,7 @@ import { documentFilesPaths } from '../../queries/documentFiles.js';
 import { mediaFilesPaths } from '../../queries/mediaFiles.js';
 import { queryRoutes } from '../../queries/index.js';
 import { webhookRoutes } from '../../src/http/webhookApi.js';
+import { webhookDeliveryPaths } from '../../queries/webhookEventsOpenApi.js';
 import { request, type Answer } from '../support/http.js';
 import { imageRef, minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, type ApiFixture } from '../support/apiFixture.js';
@@ -125,11 +126,19 @@ describe('GET /v1/openapi.yaml', () => {
       '/openapi.yaml',
       ...documents,
       ...[...queryRoutes, ...webhookRoutes].map((route) => openApiPath(route.path)),
+      ...Object.keys(webhookDeliveryPaths),
     ];
     expect(Object.keys(document.paths).sort()).toEqual([...new Set(served)].sort());
     for (const [path, item] of Object.entries(document.paths) as Array<[string, any]>) {
       const webhookMethods = webhookRoutes.filter((route) => openApiPath(route.path) === path).map((route) => route.method);
-      const expected = documents.includes(path) ? ['get', 'head'] : webhookMethods.length > 0 ? webhookMethods : ['get'];
+      const deliveryMethods = Object.keys(webhookDeliveryPaths[path] ?? {});
+      const expected = documents.includes(path)
+        ? ['get', 'head']
+        : webhookMethods.length > 0
+          ? webhookMethods
+          : deliveryMethods.length > 0
+            ? deliveryMethods
+            : ['get'];
       expect(Object.keys(item).sort(), path).toEqual(expected.sort());
     }
   });

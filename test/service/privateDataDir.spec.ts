@@ -23,11 +23,15 @@ const FILES_OF_A_FIRST_START = [
   'events.sqlite',
   'events.sqlite-shm',
   'events.sqlite-wal',
+  'jobs.sqlite',
+  'jobs.sqlite-shm',
+  'jobs.sqlite-wal',
   'link-signing-secret',
   'readmodels.sqlite',
   'readmodels.sqlite-shm',
   'readmodels.sqlite-wal',
   'uploads',
+  'webhook-secret-key',
 ];
 /** Folders are owner-only too, and keep their search permission. */
 const privateModeOf = (name: string): string => (['.', 'blobs', 'uploads'].includes(name) ? '700' : '600');

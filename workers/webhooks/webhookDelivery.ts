@@ -56,6 +56,8 @@ export interface WebhookDeliveryOptions {
   clock?: () => Date;
   /** Jitter of the retry schedule, in [0, 1). */
   random?: () => number;
+  /** Aborts the attempts in flight (a stop): each is neither logged nor counted, and runs again later. */
+  signal?: AbortSignal;
 }
 
 export interface WebhookDeliveryWorker {
@@ -76,7 +78,8 @@ export interface WebhookDeliveryWorker {
 export async function startWebhookDelivery(options: WebhookDeliveryOptions): Promise<WebhookDeliveryWorker> {
   const { readStore, logger } = options;
   await readStore.ensureIndexes(WEBHOOK_DELIVERIES, webhookDeliveriesIndexes);
-  const handler = createDeliveryHandler(options);
+  const stopping = new AbortController();
+  const handler = createDeliveryHandler({ ...options, signal: stopping.signal });
   const consumer: JobConsumer = options.queue.consume(handler, { concurrency: options.concurrency });
   const clock = options.clock ?? (() => new Date());
   const prune = () =>
@@ -88,6 +91,8 @@ export async function startWebhookDelivery(options: WebhookDeliveryOptions): Pro
   return {
     async stop() {
       clearInterval(pruneTimer);
+      // Attempts in flight are cut rather than waited for (up to WEBHOOK_TIMEOUT_MS): their jobs run again.
+      stopping.abort();
       await consumer.stop();
       logger.info('webhook delivery stopped');
     },
@@ -172,6 +177,8 @@ export function createDeliveryHandler(options: WebhookDeliveryOptions): (job: Jo
     try {
       const attempt = await attemptNumber(job, deliveryId);
       const result = await send(webhook, delivery);
+      if (result.kind === 'failed' && result.error === 'aborted')
+        throw new Error('The attempt was cut by a stop; the delivery runs again.');
       const now = clock();
       const ops: WriteOp[] = [];
       let outcome: DeliveryOutcome;
@@ -233,6 +240,7 @@ export function createDeliveryHandler(options: WebhookDeliveryOptions): (job: Jo
       body: delivery.body,
       timeoutMs: options.timeoutMs,
       maxResponseBytes: options.maxResponseBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   }
 }

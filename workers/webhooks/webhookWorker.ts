@@ -67,9 +67,13 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       clock,
       ...(options.random ? { random: options.random } : {}),
     });
+    // The subscription and the queue's polling wait on timers that do not hold the process open, so a process
+    // that only works (`--role worker`) would exit once idle; the worker holds it open until stopped.
+    const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
     return {
       dispatchedUpTo: (position, timeoutMs) => dispatcher.waitForPosition(position, timeoutMs),
       async stop() {
+        clearInterval(keepAlive);
         await dispatcher.stop();
         await delivery.stop();
       },

@@ -105,11 +105,9 @@ const removedProjectData = z
 const body = (type: string, data: z.ZodType, id: string) =>
   z
     .object({
-      id: z
-        .string()
-        .meta({
-          description: 'The event id, `evt_` and 32 hex digits: the same on every retry of this delivery. Store it and ignore repeats.',
-        }),
+      id: z.string().meta({
+        description: 'The event id, `evt_` and 32 hex digits: the same on every retry of this delivery. Store it and ignore repeats.',
+      }),
       type: z.literal(type),
       created_at: z.iso.datetime({ offset: true }).meta({ description: 'When the change was made.' }),
       data,

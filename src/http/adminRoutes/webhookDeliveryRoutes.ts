@@ -16,12 +16,10 @@ const deliveryParams = z
   })
   .strict();
 
-const retriedSchema = z
-  .object({ delivery_id: z.string(), status: z.literal('queued') })
-  .meta({
-    id: 'WebhookDeliveryRetried',
-    description: 'The failed delivery is queued again: its next attempt runs now, with the same event id and body.',
-  });
+const retriedSchema = z.object({ delivery_id: z.string(), status: z.literal('queued') }).meta({
+  id: 'WebhookDeliveryRetried',
+  description: 'The failed delivery is queued again: its next attempt runs now, with the same event id and body.',
+});
 
 /**
  * The spec's manual retry: a failed delivery (its last attempt failed, a 410, or its webhook disabled for

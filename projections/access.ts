@@ -13,6 +13,13 @@ import {
 import { effectiveGrants } from '../src/access/grants.js';
 import type { PlanEvent } from '../src/access/plan.js';
 import { DEFAULT_PLAN_LIMITS, type PlanLimits } from '../src/limits/planLimits.js';
+import {
+  effectivePdfSettings,
+  planPdfSettingsOf,
+  type ClientPdfSettings,
+  type EffectivePdfSettings,
+  type PlanPdfSettings,
+} from '../src/pdf/pdfSettings.js';
 import type { Subscription, SubscriptionEvent } from '../src/access/subscription.js';
 import { assertNever } from '../src/domain/decider.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
@@ -30,7 +37,7 @@ export const ACCESS_PLANS = 'access_plans';
 export const ACCESS_CLIENTS = 'access_clients';
 export const ACCESS_KEYS = 'access_keys';
 
-export interface AccessPlanDoc extends PositionedDoc {
+export interface AccessPlanDoc extends PositionedDoc, PlanPdfSettings {
   _id: number;
   id: number;
   key: string;
@@ -66,6 +73,8 @@ interface ClientOwnFields {
   entitlement_overrides: Entitlement[] | null;
   /** The client's own limits, which replace the plan's; null = the plan's. */
   limit_overrides: PlanLimits | null;
+  /** The client's own brochure settings over the plan's; null = the plan's. */
+  pdf_overrides: ClientPdfSettings;
   created_at: string;
   updated_at: string;
 }
@@ -80,6 +89,8 @@ export interface AccessClientDoc extends PositionedDoc, ClientOwnFields {
   detail_fields: DetailField[] | null;
   /** The client's own limits, else the plan's, else the defaults; kept current like the grants. */
   limits: PlanLimits;
+  /** The brochure designs, default, branding page and PDF limits its requests use; kept current like the grants. */
+  pdf: EffectivePdfSettings;
   /** Effective grants (see effectiveGrants), kept current when the plan is revised, so a request reads one document. */
   scopes: Scope[];
   entitlements: Entitlement[];
@@ -117,6 +128,7 @@ function nextPlan(current: AccessPlanDoc | null, event: Recorded<PlanEvent>): Ac
         active,
         detail_fields: detail_fields ?? null,
         limits: event.data.limits ?? null,
+        ...planPdfSettingsOf(event.data),
         created_at: at,
         updated_at: at,
         _position: position,
@@ -137,6 +149,7 @@ function onPlan(client: ClientOwnFields, plan: AccessPlanDoc, position: number):
     plan_active: plan.active,
     detail_fields: plan.detail_fields,
     limits: client.limit_overrides ?? plan.limits ?? DEFAULT_PLAN_LIMITS,
+    pdf: effectivePdfSettings(plan, client.pdf_overrides),
     ...grants,
     _position: position,
   };
@@ -180,6 +193,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         scope_overrides: scopes,
         entitlement_overrides: entitlements,
         limit_overrides: event.data.limits ?? null,
+        pdf_overrides: { pdf_default_template: event.data.pdf_default_template ?? null, pdf_limits: event.data.pdf_limits ?? null },
         created_at: at,
         updated_at: at,
       };
@@ -187,7 +201,7 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
     }
     case 'ClientRevised': {
       if (!current) return;
-      const { plan_id, scopes, entitlements, name, limits } = event.data.changes;
+      const { plan_id, scopes, entitlements, name, limits, pdf_default_template, pdf_limits } = event.data.changes;
       client = {
         ...current,
         ...(name === undefined ? {} : { name }),
@@ -195,6 +209,10 @@ async function applyClientEvent(event: Recorded<ClientEvent>, ctx: ProjectionCon
         ...(scopes === undefined ? {} : { scope_overrides: scopes }),
         ...(entitlements === undefined ? {} : { entitlement_overrides: entitlements }),
         ...(limits === undefined ? {} : { limit_overrides: limits }),
+        pdf_overrides: {
+          pdf_default_template: pdf_default_template === undefined ? current.pdf_overrides.pdf_default_template : pdf_default_template,
+          pdf_limits: pdf_limits === undefined ? current.pdf_overrides.pdf_limits : pdf_limits,
+        },
         updated_at: event.data.at,
       };
       break;
@@ -296,8 +314,8 @@ export async function accountTokenExists(readStore: ReadStore, token: string): P
  */
 export const accessProjection: Projection<AccessEvent> = {
   name: 'access',
-  // 3: clients carry account_token.
-  version: 3,
+  // 3: clients carry account_token. 4: plans and clients carry brochure settings, clients the effective `pdf`.
+  version: 4,
   collections: [ACCESS_PLANS, ACCESS_CLIENTS, ACCESS_KEYS],
   indexes: {
     [ACCESS_PLANS]: [{ keys: [['key', 1]], unique: true }],

@@ -6,7 +6,7 @@ import { changedFields, hasChanges, requireSomeField, revisionDescription } from
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 import { planLimitsSchema } from '../../src/limits/planLimits.js';
-import { clientNameSchema, clientPlanSchema } from './registerClient.js';
+import { clientNameSchema, clientPdfFields, clientPlanSchema } from './registerClient.js';
 
 /** Every field is optional; null for scopes or entitlements drops the client's own list in favour of the plan's. */
 export const reviseClientSchema = z
@@ -16,6 +16,7 @@ export const reviseClientSchema = z
     scopes: scopeListSchema.nullable(),
     entitlements: entitlementListSchema.nullable(),
     limits: planLimitsSchema.nullable(),
+    ...clientPdfFields,
   })
   .partial()
   .strict()

@@ -5,7 +5,7 @@ import { changedFields, hasChanges, requireSomeField, revisionDescription } from
 import type { CommandMeta } from '../../src/domain/decider.js';
 import { NotFound } from '../../src/domain/errors.js';
 import { planLimitsSchema } from '../../src/limits/planLimits.js';
-import { detailFieldsSchema, planNameSchema } from './definePlan.js';
+import { detailFieldsSchema, planNameSchema, planPdfFields, refuseDisabledDefaultTemplate } from './definePlan.js';
 
 /** The key is not revisable (see PlanFields.key); new lists replace the old ones and reach every client on the plan. */
 export const revisePlanSchema = z
@@ -16,6 +16,7 @@ export const revisePlanSchema = z
     active: z.boolean(),
     detail_fields: detailFieldsSchema,
     limits: planLimitsSchema.nullable(),
+    ...planPdfFields,
   })
   .partial()
   .strict()
@@ -26,6 +27,10 @@ export type RevisePlan = z.infer<typeof revisePlanSchema>;
 export function decide(command: RevisePlan, plan: Plan | null, meta: CommandMeta & { id: number }): PlanEvent[] {
   if (!plan) throw new NotFound(`Plan ${meta.id} does not exist.`);
   requireSomeField(command);
+  refuseDisabledDefaultTemplate({
+    pdf_templates: command.pdf_templates === undefined ? plan.pdf_templates : command.pdf_templates,
+    pdf_default_template: command.pdf_default_template === undefined ? plan.pdf_default_template : command.pdf_default_template,
+  });
   const changes = changedFields(plan, {
     ...command,
     ...(command.scopes ? { scopes: scopesInSpecOrder(command.scopes) } : {}),

@@ -1,10 +1,11 @@
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
 import type { PlanLimits } from '../limits/planLimits.js';
+import type { ClientPdfSettings } from '../pdf/pdfSettings.js';
 import type { KeyEnvironment } from '../vocabulary/keyEnvironment.js';
 import type { Entitlement, Scope } from './grantNames.js';
 
-export interface ClientFields {
+export interface ClientFields extends ClientPdfSettings {
   name: string;
   plan_id: number;
   /** When set, these replace the plan's scopes for this client; null = the plan's. */
@@ -66,9 +67,12 @@ export type CommercialActivationReason = (typeof COMMERCIAL_ACTIVATION_REASONS)[
 export type ClientEvent =
   | DomainEvent<
       'ClientRegistered',
-      Omit<ClientFields, 'limits'> & {
+      Omit<ClientFields, 'limits' | keyof ClientPdfSettings> & {
         /** Absent in events recorded before clients could have limits of their own: the plan's. */
         limits?: PlanLimits | null;
+        /** Absent in events recorded before clients had brochure settings: the plan's. */
+        pdf_default_template?: ClientPdfSettings['pdf_default_template'];
+        pdf_limits?: ClientPdfSettings['pdf_limits'];
         client_id: number;
         at: string;
       }
@@ -107,6 +111,8 @@ export function evolveClient(client: Client | null, event: ClientEvent): Client 
         scopes,
         entitlements,
         limits: event.data.limits ?? null,
+        pdf_default_template: event.data.pdf_default_template ?? null,
+        pdf_limits: event.data.pdf_limits ?? null,
         status: 'active',
         controls: noClientControls(),
         restriction: null,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
 import type { PlanLimits } from '../limits/planLimits.js';
+import { planPdfSettingsOf, type PlanPdfSettings } from '../pdf/pdfSettings.js';
 import type { DetailField, Entitlement, Scope } from './accessContext.js';
 
 export const planKeySchema = z
@@ -10,7 +11,7 @@ export const planKeySchema = z
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase kebab-case')
   .meta({ description: 'Lowercase kebab-case, unique among plans, at most 64 characters.', example: 'professional' });
 
-export interface PlanFields {
+export interface PlanFields extends PlanPdfSettings {
   /**
    * What clients are registered with and what the API reports as the caller's plan. It never changes, so
    * it stays a stable name in contracts, logs and the access read model.
@@ -30,14 +31,16 @@ export interface PlanFields {
 export type PlanEvent =
   | DomainEvent<
       'PlanDefined',
-      Omit<PlanFields, 'detail_fields' | 'limits'> & {
-        /** Absent in events recorded before plans could limit detail fields: all of them. */
-        detail_fields?: DetailField[] | null;
-        /** Absent in events recorded before plans carried limits: the defaults. */
-        limits?: PlanLimits | null;
-        plan_id: number;
-        at: string;
-      }
+      Omit<PlanFields, 'detail_fields' | 'limits' | keyof PlanPdfSettings> &
+        /** Absent in events recorded before plans had brochure settings: the defaults. */
+        Partial<PlanPdfSettings> & {
+          /** Absent in events recorded before plans could limit detail fields: all of them. */
+          detail_fields?: DetailField[] | null;
+          /** Absent in events recorded before plans carried limits: the defaults. */
+          limits?: PlanLimits | null;
+          plan_id: number;
+          at: string;
+        }
     >
   | DomainEvent<'PlanRevised', { plan_id: number; changes: Partial<Omit<PlanFields, 'key'>>; at: string }>;
 
@@ -50,7 +53,16 @@ export function evolvePlan(plan: Plan | null, event: PlanEvent): Plan | null {
   switch (event.type) {
     case 'PlanDefined': {
       const { key, name, scopes, entitlements, active, detail_fields, limits } = event.data;
-      return { key, name, scopes, entitlements, active, detail_fields: detail_fields ?? null, limits: limits ?? null };
+      return {
+        key,
+        name,
+        scopes,
+        entitlements,
+        active,
+        detail_fields: detail_fields ?? null,
+        limits: limits ?? null,
+        ...planPdfSettingsOf(event.data),
+      };
     }
     case 'PlanRevised':
       return plan && { ...plan, ...event.data.changes };

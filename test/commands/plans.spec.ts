@@ -22,6 +22,13 @@ const defined: PlanEvent = { type: 'PlanDefined', data: { plan_id: 1, ...aPlan()
 describe('definePlan', () => {
   const spec = deciderSpec(planAggregate, definePlan);
 
+  it('when the default design is not among the enabled ones, then 422 names body.pdf_default_template', () => {
+    spec
+      .given([])
+      .when(aPlan({ pdf_templates: ['minimal'], pdf_default_template: 'classic' }))
+      .thenThrows('VALIDATION_FAILED');
+  });
+
   it('when a new plan is defined, then PlanDefined carries its fields, id and time', () => {
     spec
       .given([])
@@ -85,6 +92,26 @@ describe('revisePlan', () => {
 
   it('when no field is given, then it is refused with VALIDATION_FAILED', () => {
     spec.given([defined]).when({}).thenThrows('VALIDATION_FAILED');
+  });
+
+  it('when the designs are narrowed so that the default design is no longer enabled, then 422 names body.pdf_default_template', () => {
+    const withDefault: PlanEvent = { type: 'PlanRevised', data: { plan_id: 1, changes: { pdf_default_template: 'bold' }, at } };
+    const error = spec
+      .given([defined, withDefault])
+      .when({ pdf_templates: ['minimal', 'classic'] })
+      .thenThrows('VALIDATION_FAILED');
+    expect(error.details).toEqual({
+      fields: { 'body.pdf_default_template': "must be one of the plan's pdf_templates (minimal, classic)" },
+    });
+    spec
+      .given([defined, withDefault])
+      .when({ pdf_templates: ['minimal', 'classic'], pdf_default_template: 'minimal' })
+      .then([
+        {
+          type: 'PlanRevised',
+          data: { plan_id: 1, changes: { pdf_templates: ['minimal', 'classic'], pdf_default_template: 'minimal' }, at },
+        },
+      ]);
   });
 
   it('when the plan does not exist, then it is refused with NOT_FOUND', () => {

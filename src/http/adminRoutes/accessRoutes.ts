@@ -14,6 +14,7 @@ import * as activateCommercialAccess from '../../../commands/clients/activateCom
 import * as pauseEvaluation from '../../../commands/clients/pauseEvaluation.js';
 import * as startEvaluation from '../../../commands/clients/startEvaluation.js';
 import { planLimitsSchema } from '../../limits/planLimits.js';
+import { pdfLimitsSchema, pdfTemplateSchema } from '../../pdf/pdfSettings.js';
 import * as setClientRestriction from '../../../commands/clients/setClientRestriction.js';
 import * as definePlan from '../../../commands/plans/definePlan.js';
 import * as setSubscription from '../../../commands/subscriptions/setSubscription.js';
@@ -82,6 +83,10 @@ const clientResponseSchema = z
     limits: planLimitsSchema
       .nullable()
       .meta({ description: "The client's own rate limits and quotas, which replace the plan's; null = the plan's." }),
+    pdf_default_template: pdfTemplateSchema
+      .nullable()
+      .meta({ description: "The account default brochure design, used while the plan enables it; null = the plan's default." }),
+    pdf_limits: pdfLimitsSchema.nullable().meta({ description: "The client's own PDF generation limits; null = the plan's." }),
     restriction: z
       .object({ states: z.array(z.object({ state_id: idSchema, community_ids: z.array(idSchema) })) })
       .nullable()

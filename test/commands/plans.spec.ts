@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decide as definePlan, type DefinePlan } from '../../commands/plans/definePlan.js';
 import { decide as revisePlan } from '../../commands/plans/revisePlan.js';
 import { planAggregate, type PlanEvent } from '../../src/access/plan.js';
+import type { ValidationFailed } from '../../src/domain/errors.js';
 import { deciderSpec, defaultMeta } from '../support/deciderSpec.js';
 
 const at = defaultMeta.now;
@@ -100,7 +101,7 @@ describe('revisePlan', () => {
       .given([defined, withDefault])
       .when({ pdf_templates: ['minimal', 'classic'] })
       .thenThrows('VALIDATION_FAILED');
-    expect(error.details).toEqual({
+    expect((error as ValidationFailed).details).toEqual({
       fields: { 'body.pdf_default_template': "must be one of the plan's pdf_templates (minimal, classic)" },
     });
     spec

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { WEBHOOKS, type WebhookDoc } from '../../projections/webhooks.js';
 import type { Job, JobConsumer, JobOutcome, JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { Logger } from '../../src/logger.js';
@@ -32,6 +33,8 @@ export const DISABLE_FAILING_AFTER_MS = 5 * 86_400_000;
 const ENDPOINT_BUSY_DELAY_MS = 200;
 
 const PRUNE_INTERVAL_MS = 3_600_000;
+/** How long the log writes of concurrent attempts are gathered into one read-store write. */
+const LOG_GATHER_MS = 2;
 const PRUNE_BATCH = 1_000;
 
 /** Names the service to receivers (DESIGN: a User-Agent naming the service). */
@@ -79,6 +82,8 @@ export async function startWebhookDelivery(options: WebhookDeliveryOptions): Pro
   const { readStore, logger } = options;
   await readStore.ensureIndexes(WEBHOOK_DELIVERIES, webhookDeliveriesIndexes);
   const stopping = new AbortController();
+  // Every attempt in flight listens to it.
+  setMaxListeners(options.concurrency + 1, stopping.signal);
   const handler = createDeliveryHandler({ ...options, signal: stopping.signal });
   const consumer: JobConsumer = options.queue.consume(handler, { concurrency: options.concurrency });
   const clock = options.clock ?? (() => new Date());
@@ -123,6 +128,7 @@ export function createDeliveryHandler(options: WebhookDeliveryOptions): (job: Jo
   const opened = new Map<string, string>();
   /** Known failing_since per webhook (null = not failing), so a success writes nothing when nothing changes. */
   const failingSince = new Map<string, string | null>();
+  const writeLog = gatheredWrites(readStore);
 
   const openSecret = (webhookId: string, sealed: string): string => {
     let secret = opened.get(sealed);
@@ -209,7 +215,7 @@ export function createDeliveryHandler(options: WebhookDeliveryOptions): (job: Jo
           : { status: 'failed', reason: gone ? 'gone (410)' : failingTooLong ? 'endpoint failing for 5 days' : 'last attempt failed' };
       }
       ops.unshift(logEntry(delivery, deliveryId, attempt, now, { outcome, result, latencyMs: result.latencyMs, nextAttemptAt: next }));
-      await readStore.write(ops);
+      await writeLog(ops);
       logger.debug({ deliveryId, attempt, outcome, status: result.kind === 'answered' ? result.status : result.error }, 'webhook attempt');
       return jobOutcome;
     } finally {
@@ -243,6 +249,27 @@ export function createDeliveryHandler(options: WebhookDeliveryOptions): (job: Jo
       ...(options.signal ? { signal: options.signal } : {}),
     });
   }
+}
+
+/**
+ * Writes through one read-store write per LOG_GATHER_MS: each caller's operations are durable when its
+ * promise resolves (an attempt's outcome goes to the queue only after its log entry is written), and the
+ * attempts in flight together share one transaction instead of one each.
+ */
+function gatheredWrites(readStore: ReadStore): (ops: WriteOp[]) => Promise<void> {
+  let gathering: { ops: WriteOp[]; written: Promise<void> } | null = null;
+  return (ops) => {
+    if (!gathering) {
+      const batch: { ops: WriteOp[]; written: Promise<void> } = { ops: [], written: Promise.resolve() };
+      batch.written = new Promise<void>((resolve) => setTimeout(resolve, LOG_GATHER_MS)).then(() => {
+        gathering = null;
+        return readStore.write(batch.ops);
+      });
+      gathering = batch;
+    }
+    gathering.ops.push(...ops);
+    return gathering.written;
+  };
 }
 
 /** The SSRF guard refused the target at attempt time: a failed attempt, nothing sent. */

@@ -41,7 +41,10 @@
  * Options: --duration S (measured seconds per scenario, default 20), --rounds N (rounds the duration is split
  * into, default 10: more short rounds average out more of the drift), --connections N (default 50), --projects N (demo projects seeded, default 2000,
  * or 20 with --only media), --redis-url URL (default redis://127.0.0.1:6379), --renders N (first renders of (e)
- * measured on each side, default 300), --only api|media (run one part: api is (a) to (d) and the limiter).
+ * measured on each side, default 300), --only api|media|webhooks (run one part: api is (a) to (d) and the limiter).
+ *
+ * Then the webhook section (test/bench/webhookBench.ts): (g) delivery throughput to a loopback receiver against a
+ * raw fetch POST loop of the same bodies, (h) edit-to-receiver latency at a steady edit rate.
  */
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
@@ -58,6 +61,7 @@ import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { limitsKeys } from '../../src/limits/redisLimits.js';
 import { freePort } from '../support/http.js';
 import { MASTER_HEIGHT, MASTER_WIDTH, masterMaker } from './benchMasters.js';
+import { reportWebhooks, webhookSection } from './webhookBench.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 5 * 60_000;
@@ -96,19 +100,23 @@ interface Options {
   projects: number;
   redisUrl: string;
   renders: number;
-  /** Run only this part; null runs both. */
-  only: 'api' | 'media' | null;
+  /** Run only this part; null runs every part. */
+  only: 'api' | 'media' | 'webhooks' | null;
 }
 
 function usage(): never {
   process.stderr.write(
-    'usage: npm run bench [-- --duration S] [--rounds N] [--connections N] [--projects N] [--redis-url redis://host:port] [--renders N] [--only api|media]' +
+    'usage: npm run bench [-- --duration S] [--rounds N] [--connections N] [--projects N] [--redis-url redis://host:port] [--renders N] [--only api|media|webhooks]' +
       `   (whole numbers >= 1, rounds <= duration, renders >= ${MEDIA_ROUNDS} x connections)\n`,
   );
   process.exit(2);
 }
 
-/** Demo projects seeded when only the media section runs and --projects is not given: it needs a few to upload to. */
+/** Renames per throughput round of the webhook section, and its rounds (see test/bench/webhookBench.ts). */
+const WEBHOOK_EDITS = 500;
+const WEBHOOK_ROUNDS = 3;
+
+/** Demo projects seeded when only the media or webhook section runs and --projects is not given: it needs a few to edit. */
 const MEDIA_ONLY_PROJECTS = 20;
 
 function parseOptions(argv: readonly string[]): Options {
@@ -130,7 +138,7 @@ function parseOptions(argv: readonly string[]): Options {
       if (!/^rediss?:\/\//.test(value) || !URL.canParse(value)) usage();
       options.redisUrl = value;
     } else if (match[1] === 'only') {
-      if (value !== 'api' && value !== 'media') usage();
+      if (value !== 'api' && value !== 'media' && value !== 'webhooks') usage();
       options.only = value;
     } else {
       if (!/^\d+$/.test(value) || Number(value) < 1) usage();
@@ -140,8 +148,8 @@ function parseOptions(argv: readonly string[]): Options {
   }
   if (options.rounds > options.duration) usage();
   // Every round of (e) keeps all connections busy.
-  if (options.only !== 'api' && options.renders < MEDIA_ROUNDS * options.connections) usage();
-  if (options.only === 'media' && !projectsGiven) options.projects = MEDIA_ONLY_PROJECTS;
+  if ((options.only === null || options.only === 'media') && options.renders < MEDIA_ROUNDS * options.connections) usage();
+  if ((options.only === 'media' || options.only === 'webhooks') && !projectsGiven) options.projects = MEDIA_ONLY_PROJECTS;
   return options;
 }
 
@@ -325,12 +333,18 @@ async function main(): Promise<void> {
     children.clear();
   };
   try {
-    if (options.only !== 'media') {
+    if (options.only === null || options.only === 'api') {
       await apiSections(dataDir, options, children);
       // Idle or not, the API sections' processes are not to share the machine with the media section's.
       await stopChildren();
     }
-    if (options.only !== 'api') await mediaSection(dataDir, options, children);
+    if (options.only === null || options.only === 'media') await mediaSection(dataDir, options, children);
+    if (options.only === null || options.only === 'webhooks') {
+      // The webhook section (test/bench/webhookBench.ts) starts and stops its own processes.
+      await stopChildren();
+      const webhookOptions = { edits: WEBHOOK_EDITS, rounds: WEBHOOK_ROUNDS, projects: options.projects };
+      process.stdout.write(`${reportWebhooks(await webhookSection(dataDir, webhookOptions, children), webhookOptions)}\n`);
+    }
   } finally {
     await stopChildren();
     rmSync(dataDir, { recursive: true, force: true });

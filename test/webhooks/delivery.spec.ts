@@ -217,6 +217,12 @@ describe('webhook delivery', () => {
     now = new Date(NOW.getTime() + DISABLE_FAILING_AFTER_MS);
     expect(await handle(deliveryJob(webhookIdOf(1)))).toMatchObject({ status: 'failed' });
     expect(disabled).toEqual([[webhookIdOf(1), 'failing']]);
+    // Enabled again later, it gets 5 days afresh although no delivery has succeeded since.
+    await readStore.write([{ op: 'put', collection: WEBHOOKS, doc: webhookDoc(1, { updated_at: now.toISOString() }) }]);
+    now = new Date(now.getTime() + 3_600_000);
+    nock(RECEIVER).post('/hooks/1').reply(500);
+    expect(await handle(deliveryJob(webhookIdOf(1)))).toMatchObject({ status: 'retry' });
+    expect(disabled).toHaveLength(1);
   });
 
   it('when an endpoint has its cap of deliveries in flight, then another for it waits without an attempt while other endpoints are served', async () => {

@@ -205,7 +205,9 @@ export function createDeliveryHandler(options: WebhookDeliveryOptions): (job: Jo
           ops.push({ op: 'put', collection: WEBHOOK_ENDPOINT_HEALTH, doc: { _id: webhook.id, failing_since: since } });
         }
         const gone = result.kind === 'answered' && result.status === 410;
-        const failingTooLong = now.getTime() - Date.parse(since) >= DISABLE_FAILING_AFTER_MS;
+        // Counted from the webhook's last change too: one enabled again after `failing` gets 5 days afresh.
+        const failingFrom = Math.max(Date.parse(since), Date.parse(webhook.updated_at));
+        const failingTooLong = now.getTime() - failingFrom >= DISABLE_FAILING_AFTER_MS;
         next = gone || failingTooLong ? null : nextAttemptAt(attempt, now, random);
         if (gone) await disable(webhook.id, 'gone');
         else if (failingTooLong) await disable(webhook.id, 'failing');

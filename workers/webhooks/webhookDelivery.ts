@@ -172,7 +172,7 @@ export function createDeliveryHandler(options: WebhookDeliveryOptions): (job: Jo
     const webhook = await readStore.get<WebhookDoc>(WEBHOOKS, delivery.webhook_id);
     if (!webhook || webhook.deleted || webhook.status !== 'active') {
       const attempt = await attemptNumber(job, deliveryId);
-      await readStore.write([logEntry(delivery, deliveryId, attempt, clock(), { outcome: 'skipped', latencyMs: 0, nextAttemptAt: null })]);
+      await writeLog([logEntry(delivery, deliveryId, attempt, clock(), { outcome: 'skipped', latencyMs: 0, nextAttemptAt: null })]);
       return { status: 'completed' };
     }
     const busy = inFlight.get(webhook.id) ?? 0;

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pino } from 'pino';
 import type { BlobStore } from '../../src/blobStore/blobStore.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
@@ -264,4 +263,23 @@ export function brochureRequest(fields: Partial<BrochureRequest> = {}): Brochure
   };
 }
 
-export const silentLogger = () => pino({ level: 'silent' });
+/** What a PDF parser reads from a brochure: its page count and each page's text. */
+export async function readPdf(pdf: Buffer): Promise<{ pages: number; text: string[] }> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const document = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, disableFontFace: true }).promise;
+  try {
+    const text: string[] = [];
+    for (let number = 1; number <= document.numPages; number++) {
+      const content = await (await document.getPage(number)).getTextContent();
+      text.push(
+        content.items
+          .map((item) => ('str' in item ? item.str : ''))
+          .join(' ')
+          .normalize('NFKC'),
+      );
+    }
+    return { pages: document.numPages, text };
+  } finally {
+    await document.destroy();
+  }
+}

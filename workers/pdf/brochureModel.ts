@@ -81,6 +81,7 @@ export interface BrochureModel {
   paymentPlans: BrochurePaymentPlan[];
   amenities: string[];
   location: BrochureLocation;
+  /** The agent of the request: its own page when the section is asked for, and a line on the branding page. */
   agent: BrochureAgent | null;
   brandingPage: boolean;
   currencyCode: string;
@@ -293,7 +294,7 @@ export async function buildBrochureModel(request: BrochureRequest, sources: Broc
       })),
     },
     agent:
-      sections.has('agent') && agentProfile && !agentProfile.deleted
+      agentProfile && !agentProfile.deleted
         ? {
             name: agentProfile.agent_name,
             company: agentProfile.company_name,

@@ -115,6 +115,18 @@ describe('webhook dispatcher', () => {
     ]);
   });
 
+  it('when a client is in Evaluation Mode, then it hears only of the projects of its sample', async () => {
+    await harness.given([
+      clientRegistered(3),
+      clientEvent({ type: 'EvaluationStarted', data: { client_id: 3, sample_project_ids: [16], at: minute(0) } }),
+      webhookCreated(webhookIdOf(4), 3, everything),
+      ...publishedProject(16),
+      ...publishedProject(17),
+    ]);
+    const sent = await deliveries(harness);
+    expect(sent.map((delivery) => [delivery.webhook_id, delivery.parsed.data.id])).toEqual([[webhookIdOf(4), 16]]);
+  });
+
   it('when an edit is image-only, of an unpublished project or before the webhook existed, then nothing is enqueued', async () => {
     await harness.given([...publishedProject(13), projectEvent('ProjectRevised', 13, { changes: { name: 'Before' } }, minute(2))]);
     await harness.given([

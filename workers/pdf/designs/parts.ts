@@ -321,7 +321,7 @@ tfoot td { font-weight: 700; border-bottom: none; border-top: 0.5mm solid var(--
 .amenity-list li { display: flex; align-items: center; gap: 3mm; padding: 2.6mm 0; border-bottom: 0.3mm solid var(--rule); break-inside: avoid; font-size: 10.5pt; }
 .tick { flex: none; width: 2.4mm; height: 2.4mm; background: var(--accent); transform: rotate(45deg); }
 
-.location { display: grid; grid-template-rows: 140mm auto; gap: 8mm; height: 100%; }
+.location { display: grid; grid-template-rows: 165mm auto; gap: 8mm; height: 100%; }
 .map { position: relative; overflow: hidden; background: var(--panel); break-inside: avoid; }
 .map .attribution { position: absolute; bottom: 0; inset-inline-end: 0; background: rgba(255,255,255,0.85); color: #333; font-size: 7pt; padding: 1mm 2mm; direction: ltr; }
 .map-missing { display: flex; align-items: center; justify-content: center; text-align: center;

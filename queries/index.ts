@@ -1,4 +1,5 @@
 import { agentProfileQueryRoutes } from './agentProfiles.js';
+import { pdfTemplateQueryRoutes } from './pdfTemplates.js';
 import { projectQueryRoutes } from './projects.js';
 import { projectResourcesBatchRoutes, projectSubResourceRoutes } from './projectResources.js';
 import type { QueryRoute } from './queryRoute.js';
@@ -14,4 +15,5 @@ export const queryRoutes: readonly QueryRoute[] = [
   ...projectSubResourceRoutes,
   ...referenceDataQueryRoutes,
   ...agentProfileQueryRoutes,
+  ...pdfTemplateQueryRoutes,
 ];

@@ -6,10 +6,18 @@ import { DOCUMENT_FILES_MOUNT, documentFilesRouter } from './documentFiles.js';
 import { createMediaFilesRouter, MEDIA_FILES_MOUNT, type MediaFilesDeps } from './mediaFiles.js';
 import { apiOpenApiYaml } from './openApi.js';
 import { createQueryRouter, type QueryDeps } from './queryRoute.js';
+import { Router } from 'express';
+import { createProjectPdfRouter, type ProjectPdfDeps } from './projectPdf.js';
 
 /** The read side of `/v1` as src/http/app.ts mounts it: the health check, the contract, every query route. */
 export function createPublicApi(
-  deps: HealthDeps & QueryDeps & Pick<MediaFilesDeps, 'blobs' | 'derivatives'> & Partial<Pick<MediaFilesDeps, 'accountTokenExists'>>,
+  deps: HealthDeps &
+    QueryDeps &
+    Pick<MediaFilesDeps, 'blobs' | 'derivatives'> &
+    Partial<Pick<MediaFilesDeps, 'accountTokenExists'>> & {
+      /** POST /v1/projects/{project}/pdf beyond the stores, signer, clock and request limits. */
+      pdf: Pick<ProjectPdfDeps, 'pdfLimits' | 'queue' | 'waitTimeoutMs' | 'currencyRates'>;
+    },
 ): PublicApi {
   const { readStore, linkSigner, clock, limits, publicBaseUrl, blobs, derivatives } = deps;
   return {
@@ -25,6 +33,10 @@ export function createPublicApi(
     },
     documents: { path: DOCUMENT_FILES_MOUNT, router: documentFilesRouter({ blobs, linkSigner, clock }) },
     openApiYaml: () => apiOpenApiYaml(queryRoutes),
-    queries: createQueryRouter(queryRoutes, { readStore, linkSigner, clock, limits, ...(publicBaseUrl ? { publicBaseUrl } : {}) }),
+    queries: Router()
+      .use(
+        createProjectPdfRouter({ ...deps.pdf, readStore, blobs, linkSigner, clock, limits, ...(publicBaseUrl ? { publicBaseUrl } : {}) }),
+      )
+      .use(createQueryRouter(queryRoutes, { readStore, linkSigner, clock, limits, ...(publicBaseUrl ? { publicBaseUrl } : {}) })),
   };
 }

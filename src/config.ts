@@ -48,10 +48,22 @@ export interface Config {
   webhookSecretOverlapSeconds: number;
   /** The worker role's webhook deliveries: in flight per process, per webhook, each attempt's timeout and response cap. */
   webhookDelivery: WebhookDeliveryConfig;
+  /** Brochure PDFs: the browser (CHROMIUM_PATH, else @sparticuz/chromium), renders at once per worker, deadline, restarts, map tiles. */
+  pdf: PdfConfig;
   /** Background job queues (src/jobQueue/): the Redis key prefix (BullMQ), completed jobs' retention, the lease of a running job. */
   jobQueue: { prefix: string; completedRetentionMs: number; leaseMs: number };
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
+}
+
+/** The PDF_* variables. */
+export interface PdfConfig {
+  chromiumPath?: string;
+  renderConcurrency: number;
+  renderTimeoutMs: number;
+  browserRestartAfterJobs: number;
+  tileUrl: string;
+  tileUserAgent: string;
 }
 
 /** How the HTTP server (src/http/httpServer.ts) bounds what clients may hold (the HTTP_* variables). */
@@ -198,6 +210,20 @@ const environmentSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: withDefault(integer(1, 100), '4'),
   WEBHOOK_TIMEOUT_MS: withDefault(integer(100, 60_000), '15000'),
   WEBHOOK_MAX_RESPONSE_BYTES: withDefault(integer(0, MEBIBYTE), '4096'),
+  CHROMIUM_PATH: optional(z.string().min(1)),
+  PDF_RENDER_CONCURRENCY: withDefault(integer(1, 32), '2'),
+  PDF_RENDER_TIMEOUT_MS: withDefault(integer(1_000, 600_000), '30000'),
+  PDF_BROWSER_RESTART_AFTER: withDefault(integer(1, 1_000_000), '200'),
+  PDF_TILE_URL: withDefault(
+    z
+      .string()
+      .refine(
+        (value) => /^https?:\/\//.test(value) && ['{z}', '{x}', '{y}'].every((part) => value.includes(part)),
+        'must be an http(s) URL template with {z}, {x} and {y}',
+      ),
+    'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+  ),
+  PDF_TILE_USER_AGENT: withDefault(z.string().min(1).max(256), 'property-catalogue-api/1.0 (brochure maps)'),
   JOB_QUEUE_PREFIX: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _, . or -'), 'catalogue'),
   JOB_COMPLETED_RETENTION_HOURS: withDefault(integer(1, 8_760), '24'),
   JOB_LEASE_SECONDS: withDefault(integer(5, 3_600), '30'),
@@ -281,6 +307,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       endpointConcurrency: vars.WEBHOOK_ENDPOINT_CONCURRENCY,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       maxResponseBytes: vars.WEBHOOK_MAX_RESPONSE_BYTES,
+    },
+    pdf: {
+      ...(vars.CHROMIUM_PATH === undefined ? {} : { chromiumPath: vars.CHROMIUM_PATH }),
+      renderConcurrency: vars.PDF_RENDER_CONCURRENCY,
+      renderTimeoutMs: vars.PDF_RENDER_TIMEOUT_MS,
+      browserRestartAfterJobs: vars.PDF_BROWSER_RESTART_AFTER,
+      tileUrl: vars.PDF_TILE_URL,
+      tileUserAgent: vars.PDF_TILE_USER_AGENT,
     },
     jobQueue: {
       prefix: vars.JOB_QUEUE_PREFIX,

@@ -28,7 +28,7 @@ import type { Resolve } from './webhooks/targetPolicy.js';
 import { createWebhookSecretBox, type WebhookSecretBox } from './webhooks/webhookSecrets.js';
 import type { Logger } from './logger.js';
 import { createImageDerivatives, type ImageDerivatives } from './media/imageDerivatives.js';
-import type { JobQueue } from './jobQueue/jobQueue.js';
+import type { JobQueue, JobQueueName } from './jobQueue/jobQueue.js';
 import { createJobQueue } from './jobQueue/createJobQueue.js';
 import { createSqliteJobQueue } from './jobQueue/sqliteJobQueue.js';
 import { checkpointNameOf } from './projectionEngine/projection.js';
@@ -39,6 +39,11 @@ import { seedDemoClient, writeDemoApiKeyFile } from './seed/demoClient.js';
 import { blobStoredFiles } from './uploads/blobStoredFiles.js';
 import { openUploadStaging } from './uploads/staging.js';
 import { createUploadReceiver } from './uploads/uploadReceiver.js';
+import { startPdfRenderJobs } from '../workers/pdf/pdfRenderJob.js';
+import { PEGGED_AED_RATES } from './pdf/currencyRates.js';
+import { createInProcessPdfLimiter } from './pdf/pdfLimits.js';
+import { PDF_RENDER_QUEUE, type BrochureRendering } from './pdf/pdfRenders.js';
+import { createRedisPdfLimiter } from './pdf/redisPdfLimits.js';
 
 /** What one process runs: the HTTP API, the projections, the background workers; all three by default. */
 export const ROLES = ['api', 'projector', 'worker'] as const;
@@ -79,6 +84,11 @@ export interface StartServiceOptions {
   webhookResolve?: Resolve;
   /** The jitter of webhook retries, in [0, 1); Math.random by default. */
   webhookRandom?: () => number;
+  /**
+   * The brochure renderer of the worker role (tests hand in a double). Without one the worker role takes no
+   * PDF jobs: P1's Chromium renderer (workers/pdf/brochureRenderer.ts) is wired here once it lands.
+   */
+  brochureRenderer?: BrochureRendering & { close?(): Promise<void> };
 }
 
 export interface RunningService extends ServiceStores {
@@ -190,6 +200,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const webhookSecrets = webhooksUsed ? await webhookSecretBoxFor(config, logger) : null;
     const webhookQueue = webhooksUsed ? openWebhookQueue(config, options.stores !== undefined, clock, logger) : null;
     if (webhookQueue) cleanups.push(() => webhookQueue.close());
+    // Brochure renders: the API queues them, the worker renders them (job id from the fingerprint).
+    const pdfQueue = webhooksUsed ? openJobQueue(PDF_RENDER_QUEUE, config, options.stores !== undefined, clock, logger) : null;
+    if (pdfQueue) cleanups.push(() => pdfQueue.close());
 
     let server: Server | null = null;
     let url: string | null = null;
@@ -207,6 +220,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const usageLedger = config.rateLimits === 'on' ? createUsageLedger(stores.readStore, { logger, now }) : null;
       const limits = usageLedger ? withUsageLedger(createLimits(config.redisUrl, logger, { now }), usageLedger, now) : null;
       if (limits !== null) cleanups.push(() => limits.close());
+      const pdfLimits =
+        config.rateLimits === 'on' ? (config.redisUrl ? createRedisPdfLimiter(config.redisUrl) : createInProcessPdfLimiter({ now })) : null;
+      if (pdfLimits !== null) cleanups.push(() => pdfLimits.close());
       else logger.warn({ component: 'limits' }, 'RATE_LIMITS=off: no rate limits or quotas are checked');
       if (config.publicBaseUrl === undefined) {
         logger.warn(
@@ -224,6 +240,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
         blobs: blobStore,
         derivatives: imageDerivatives,
+        pdf: {
+          pdfLimits,
+          queue: pdfQueue!,
+          // The worker's deadline, plus the hand-off through the queue.
+          waitTimeoutMs: config.pdf.renderTimeoutMs + PDF_HAND_OFF_MS,
+          currencyRates: async () => PEGGED_AED_RATES,
+        },
       });
       const storedFiles = blobStoredFiles(blobStore);
       const uploads = createUploadReceiver({
@@ -292,6 +315,22 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       });
       webhookWorker = started;
       cleanups.push(() => started.stop());
+      const renderer = options.brochureRenderer;
+      if (renderer) {
+        if (renderer.close) cleanups.push(() => renderer.close!());
+        const consumer = startPdfRenderJobs({
+          queue: pdfQueue!,
+          renderer,
+          readStore: stores.readStore,
+          blobs: blobStore,
+          concurrency: config.pdf.renderConcurrency,
+          renderTimeoutMs: config.pdf.renderTimeoutMs,
+          clock,
+          logger: logger.child({ component: 'pdf' }),
+        });
+        // Pushed after the renderer's close, so it runs before it: running renders finish first.
+        cleanups.push(() => consumer.stop());
+      } else logger.warn({ component: 'pdf' }, 'no brochure renderer: this worker takes no PDF jobs');
     }
 
     let stopping: Promise<ShutdownOutcome> | null = null;
@@ -363,11 +402,19 @@ const READ_MODELS_PATIENCE_MS = 60_000;
  * re-adding a delivery (a crash before its checkpoint) is ignored.
  */
 function openWebhookQueue(config: Config, storesHandedIn: boolean, clock: () => Date, logger: Logger): JobQueue {
+  return openJobQueue(WEBHOOK_QUEUE, config, storesHandedIn, clock, logger);
+}
+
+/** A named queue as openWebhookQueue opens its own (in memory for tests that hand in their stores). */
+function openJobQueue(name: JobQueueName, config: Config, storesHandedIn: boolean, clock: () => Date, logger: Logger): JobQueue {
   const { prefix, ...settings } = config.jobQueue;
   const onError = (error: unknown) => logger.warn({ err: error, component: 'jobQueue' }, 'job queue error; carrying on');
-  if (storesHandedIn) return createSqliteJobQueue({ ...settings, onError, file: ':memory:', queue: WEBHOOK_QUEUE, now: clock });
-  return createJobQueue(WEBHOOK_QUEUE, { ...settings, onError, prefix, dataDir: config.dataDir, redisUrl: config.redisUrl, now: clock });
+  if (storesHandedIn) return createSqliteJobQueue({ ...settings, onError, file: ':memory:', queue: name, now: clock });
+  return createJobQueue(name, { ...settings, onError, prefix, dataDir: config.dataDir, redisUrl: config.redisUrl, now: clock });
 }
+
+/** How long a PDF request waits beyond the render deadline for the job to reach a worker and its record to come back. */
+const PDF_HAND_OFF_MS = 5_000;
 
 const WEBHOOK_QUEUE = 'webhook-deliveries';
 

@@ -54,7 +54,7 @@ export interface JobCounts {
 }
 
 /** The queues the service runs, one per kind of job: each adapter keeps them apart in one store. */
-export const JOB_QUEUE_NAMES = ['webhook-deliveries'] as const;
+export const JOB_QUEUE_NAMES = ['webhook-deliveries', 'pdf-renders'] as const;
 export type JobQueueName = (typeof JOB_QUEUE_NAMES)[number];
 
 /** What both adapters are tuned with (JOB_* variables). */

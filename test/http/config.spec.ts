@@ -45,6 +45,13 @@ describe('loadConfig', () => {
       webhookSecretKey: undefined,
       webhookSecretOverlapSeconds: 86_400,
       webhookDelivery: { concurrency: 32, endpointConcurrency: 4, timeoutMs: 15_000, maxResponseBytes: 4096 },
+      pdf: {
+        renderConcurrency: 2,
+        renderTimeoutMs: 30_000,
+        browserRestartAfterJobs: 200,
+        tileUrl: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+        tileUserAgent: 'property-catalogue-api/1.0 (brochure maps)',
+      },
       jobQueue: { prefix: 'catalogue', completedRetentionMs: 24 * 3_600_000, leaseMs: 30_000 },
       mode: 'embedded',
     });

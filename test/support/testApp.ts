@@ -9,7 +9,7 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import { createLogger } from '../../src/logger.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
-import { startService } from '../../src/service.js';
+import { startService, type StartServiceOptions } from '../../src/service.js';
 import type { ImageDerivatives } from '../../src/media/imageDerivatives.js';
 import type { Projector } from '../../src/projectionEngine/runtime.js';
 import type { DestinationStream } from 'pino';
@@ -40,6 +40,8 @@ export interface TestAppOptions {
   logDestination?: DestinationStream;
   /** Keep the event store, read store and blobs in files there, so a later app on the same directory is a restart. */
   dataDir?: string;
+  /** The worker role's brochure renderer (test/pdf hands in a double); none: the worker takes no PDF jobs. */
+  brochureRenderer?: StartServiceOptions['brochureRenderer'];
 }
 
 /**
@@ -68,6 +70,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     blobStore: createEmbeddedBlobStore({ dataDir: blobDir }),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.brochureRenderer ? { brochureRenderer: options.brochureRenderer } : {}),
   }).catch((error: unknown) => {
     removeBlobDir();
     throw error;

@@ -1,0 +1,402 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { AGENT_PROFILES, type AgentProfileDoc } from '../projections/agentProfiles.js';
+import { PROJECT_RESOURCES, type ProjectResourcesDoc } from '../projections/projectResources.js';
+import { PROJECTS, type ProjectDoc } from '../projections/projects.js';
+import type { AccessContext, Entitlement, Scope } from '../src/access/accessContext.js';
+import { AccessRefused } from '../src/access/accessRefusals.js';
+import type { BlobStore } from '../src/blobStore/blobStore.js';
+import { ApiError, NotFound, ValidationFailed } from '../src/domain/errors.js';
+import { accessOf, requireGrants } from '../src/http/apiAuth.js';
+import { createHostGuard, type HostGuard } from '../src/http/hostGuard.js';
+import { ApiErrorWithHeaders } from '../src/http/httpErrors.js';
+import { LimitExceeded, setLimitHeaders } from '../src/http/limitResponses.js';
+import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
+import { jsonBodyOf } from '../src/http/rawBody.js';
+import { sendData } from '../src/http/responses.js';
+import type { LinkSigner } from '../src/http/signedLinks.js';
+import { issuesToFields } from '../src/http/validation.js';
+import type { JobQueue } from '../src/jobQueue/jobQueue.js';
+import type { Limits } from '../src/limits/limits.js';
+import type { PdfConsumeResult, PdfLimiter, PdfQuotaState } from '../src/pdf/pdfLimits.js';
+import {
+  brochureFingerprint,
+  PDF_CURRENCIES,
+  PDF_SECTIONS,
+  pdfRequestBodySchema,
+  pdfRequestQuerySchema,
+  templateNamed,
+  type BrochureRequest,
+  type PdfRequestBody,
+  type PdfTemplate,
+} from '../src/pdf/pdfOptions.js';
+import {
+  PDF_RENDER_FAILURES,
+  PDF_RENDERS,
+  pdfFileName,
+  pdfRenderJobId,
+  type PdfRenderDoc,
+  type PdfRenderFailureDoc,
+  type PdfRenderJobData,
+} from '../src/pdf/pdfRenders.js';
+import type { EffectivePdfSettings } from '../src/pdf/pdfSettings.js';
+import type { ReadStore } from '../src/readStore/readStore.js';
+import { catalogueScopeOf, projectInScope } from './catalogueScope.js';
+import { storedDocumentPath } from './documentLinks.js';
+import { pdfSettingsOf } from './pdfTemplates.js';
+import { getPublished } from './queryParameters.js';
+
+/*
+ * POST /v1/projects/{project}/pdf (contract: Project PDF generation). The API checks the request, answers
+ * from the brochure cache when the fingerprint has a PDF, and otherwise spends one unit of the client's PDF
+ * limits and hands the render to the worker role through the 'pdf-renders' queue (job id from the
+ * fingerprint, so concurrent requests of one brochure render it once), then waits for the worker's record.
+ * It lives in queries/ because it reads the read models only; it writes no event.
+ */
+
+export const PDF_SCOPES: readonly Scope[] = ['project-pdf:generate'];
+export const PDF_ENTITLEMENTS: readonly Entitlement[] = ['project_pdf'];
+
+export interface ProjectPdfDeps {
+  readStore: ReadStore;
+  blobs: BlobStore;
+  linkSigner: LinkSigner;
+  clock: () => Date;
+  /** The ordinary request limits (a PDF request is an API request too); null with RATE_LIMITS=off. */
+  limits: Limits | null;
+  /** The PDF generation limits; null with RATE_LIMITS=off. */
+  pdfLimits: PdfLimiter | null;
+  queue: Pick<JobQueue, 'add'>;
+  /** How long a request waits for the worker's result (PDF_RENDER_TIMEOUT_MS and a few seconds for the hand-off). */
+  waitTimeoutMs: number;
+  /** How many AED one unit of each currency is worth (src/pdf/currencyRates.ts). */
+  currencyRates: () => Promise<Readonly<Record<string, number>>>;
+  publicBaseUrl?: string;
+  /** How often the worker's result is looked for; 100 ms by default. */
+  pollIntervalMs?: number;
+}
+
+export class RenderTimeout extends ApiError {
+  constructor(message = 'The brochure was not rendered in time; try again in a moment.') {
+    super(504, 'RENDER_TIMEOUT', message);
+  }
+}
+
+export class RendererUnavailable extends ApiError {
+  constructor(message = 'The brochure renderer is not available; try again in a moment.') {
+    super(503, 'RENDERER_UNAVAILABLE', message);
+  }
+}
+
+const PDF_LIMIT_MESSAGES: Record<Extract<PdfConsumeResult, { allowed: false }>['code'], string> = {
+  PER_MINUTE_LIMIT_EXCEEDED:
+    'The per-minute PDF generation limit is reached; cached brochures are still served. Retry after the time given.',
+  DAILY_LIMIT_EXCEEDED: 'The daily PDF generation limit is used up; it resets at midnight Asia/Dhaka.',
+  MONTHLY_LIMIT_EXCEEDED: 'The monthly PDF generation limit is used up; it resets on the 1st at midnight Asia/Dhaka.',
+};
+
+const pdfQuota = ({ limit, used, remaining }: PdfQuotaState) => ({ limit, used, remaining });
+
+/** 429 of the PDF limits: the contract's limit codes, `details.limit: 'pdf'` telling them from the request limits. */
+export class PdfLimitExceeded extends ApiErrorWithHeaders {
+  override readonly envelope = { success: false };
+
+  constructor(outcome: Extract<PdfConsumeResult, { allowed: false }>) {
+    super(
+      429,
+      outcome.code,
+      PDF_LIMIT_MESSAGES[outcome.code],
+      {
+        limit: 'pdf',
+        reset_at: outcome.resetAt.toISOString(),
+        retry_after_seconds: outcome.retryAfterSeconds,
+        minute: pdfQuota(outcome.minute),
+        daily: pdfQuota(outcome.daily),
+        monthly: pdfQuota(outcome.monthly),
+      },
+      { 'Retry-After': String(outcome.retryAfterSeconds) },
+    );
+  }
+}
+
+const unixSeconds = (at: Date) => String(Math.floor(at.getTime() / 1000));
+
+/** X-Pdf-Quota-{Minute,Daily,Monthly}-{Limit,Remaining,Reset} on every response that spent (or was refused) a PDF unit. */
+export function setPdfLimitHeaders(res: Response, outcome: PdfConsumeResult): void {
+  for (const [name, quota] of [
+    ['Minute', outcome.minute],
+    ['Daily', outcome.daily],
+    ['Monthly', outcome.monthly],
+  ] as const) {
+    res.setHeader(`X-Pdf-Quota-${name}-Limit`, String(quota.limit));
+    res.setHeader(`X-Pdf-Quota-${name}-Remaining`, String(quota.remaining));
+    res.setHeader(`X-Pdf-Quota-${name}-Reset`, unixSeconds(quota.resetAt));
+  }
+}
+
+export const pdfResultSchema = z
+  .object({
+    download_url: z.string().meta({ description: 'Short-lived signed link to the PDF (Signed document links); public, no key needed.' }),
+    cached: z.boolean().meta({ description: 'true: an earlier PDF of the same fingerprint was reused (no PDF unit spent).' }),
+    idempotent_replay: z
+      .boolean()
+      .meta({ description: 'true: the answer of an earlier request with the same Idempotency-Key, with a fresh link.' }),
+    expires_at: z.string().meta({ description: 'When download_url stops working.' }),
+    fingerprint: z.string().meta({ description: 'sha256 (hex) of what the brochure is made of; equal requests have equal fingerprints.' }),
+    pages: z.number().int(),
+    bytes: z.number().int(),
+    template: z.string().meta({ description: 'The design used (its key).' }),
+    language: z.string(),
+  })
+  .meta({ id: 'PdfGenerationResult', description: 'A generated (or reused) project brochure.' });
+
+export type PdfResult = z.infer<typeof pdfResultSchema>;
+
+/** A checked request: what the renderer gets and what identifies the brochure. */
+interface PreparedBrochure {
+  fingerprint: string;
+  request: BrochureRequest;
+  fileName: string;
+}
+
+function parseInput(received: unknown, req: Request): PdfRequestBody {
+  const body = pdfRequestBodySchema.safeParse(received ?? {});
+  const query = pdfRequestQuerySchema.safeParse({ ...req.query });
+  const fields: Record<string, string> = {};
+  if (!body.success) issuesToFields('body', body.error.issues, fields);
+  if (!query.success) issuesToFields('query', query.error.issues, fields);
+  if (!body.success || !query.success) throw new ValidationFailed(fields);
+  const fromQuery = query.data.agent_profile_id;
+  const fromBody = body.data.agent_profile_id;
+  if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
+    throw new ValidationFailed({ 'query.agent_profile_id': `differs from body.agent_profile_id (${fromQuery} and ${fromBody})` });
+  }
+  const agentProfileId = fromBody ?? fromQuery;
+  return { ...body.data, ...(agentProfileId === undefined ? {} : { agent_profile_id: agentProfileId }) };
+}
+
+function chosenTemplate(requested: string | undefined, settings: EffectivePdfSettings): PdfTemplate {
+  if (requested === undefined) return settings.default_template;
+  const template = templateNamed(requested);
+  if (template !== null && settings.templates.includes(template)) return template;
+  const message = `Template "${requested}" is not enabled for this account; usable designs: ${settings.templates.join(', ')}.`;
+  throw new ValidationFailed({ 'body.template': message }, message);
+}
+
+async function agentProfileRevision(readStore: ReadStore, id: number, access: AccessContext): Promise<number> {
+  const profile = await readStore.get<AgentProfileDoc>(AGENT_PROFILES, id);
+  const reason =
+    !profile || profile.deleted
+      ? 'does not exist'
+      : profile.client_id !== access.clientId
+        ? "is not one of the caller's agent profiles"
+        : profile.status !== 'approved'
+          ? `is not approved (it is ${profile.status})`
+          : null;
+  if (reason === null) return profile!.revision;
+  const message = `Agent profile ${id} ${reason}.`;
+  throw new ValidationFailed({ 'body.agent_profile_id': message }, message);
+}
+
+/** Rates are kept to 6 significant digits, so that a fingerprint does not depend on floating-point noise. */
+const roundedRate = (rate: number) => Number(rate.toPrecision(6));
+
+async function chosenCurrency(
+  requested: string | undefined,
+  project: ProjectDoc,
+  deps: ProjectPdfDeps,
+): Promise<BrochureRequest['currency']> {
+  if (requested === undefined || requested === project.currency) return { code: project.currency, rate: 1 };
+  const refuse = (problem: string): never => {
+    throw new ValidationFailed({ 'body.currency': problem }, `Currency ${requested}: ${problem}.`);
+  };
+  if (!(PDF_CURRENCIES as readonly string[]).includes(requested)) {
+    refuse(`must be the project's own currency (${project.currency}) or one of ${PDF_CURRENCIES.join(', ')}`);
+  }
+  const rates = await deps.currencyRates();
+  const projectRate = rates[project.currency];
+  const wantedRate = rates[requested];
+  if (projectRate === undefined) return refuse(`no rate is kept for the project's currency ${project.currency}`);
+  if (wantedRate === undefined) return refuse('no rate is kept for it yet');
+  return { code: requested, rate: roundedRate(projectRate / wantedRate) };
+}
+
+function chosenUnitTypes(requested: number[] | undefined, project: ProjectDoc, resources: ProjectResourcesDoc): number[] | null {
+  if (requested === undefined) return null;
+  const known = new Set([
+    ...project.bedrooms.map(Number),
+    ...resources.floor_plans.flatMap((plan) => (plan.unit_type_id === null ? [] : [plan.unit_type_id])),
+  ]);
+  const unknown = requested.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new ValidationFailed({
+      'body.unit_types': `${unknown.join(', ')} ${unknown.length === 1 ? 'is not a unit type' : 'are not unit types'} of this project`,
+    });
+  }
+  return requested;
+}
+
+async function prepare(
+  projectParam: string,
+  input: PdfRequestBody,
+  access: AccessContext,
+  deps: ProjectPdfDeps,
+): Promise<PreparedBrochure> {
+  const { readStore } = deps;
+  const project = await getPublished<ProjectDoc>(readStore, PROJECTS, projectParam);
+  if (!projectInScope(await catalogueScopeOf(readStore, access), project)) throw new NotFound();
+  const resources = await readStore.get<ProjectResourcesDoc>(PROJECT_RESOURCES, project.id);
+  if (!resources) throw new Error(`Project ${project.id} has no related-resources document.`);
+  const settings = await pdfSettingsOf(readStore, access);
+  const template = chosenTemplate(input.template, settings);
+  const agentProfileId = input.agent_profile_id ?? null;
+  const agentRevision = agentProfileId === null ? null : await agentProfileRevision(readStore, agentProfileId, access);
+  const currency = await chosenCurrency(input.currency, project, deps);
+  const unitTypeIds = chosenUnitTypes(input.unit_types, project, resources);
+  const sections = input.sections ?? [...PDF_SECTIONS];
+  const request: BrochureRequest = {
+    projectId: project.id,
+    clientId: access.clientId,
+    template,
+    language: input.language,
+    currency,
+    sections,
+    unitTypeIds,
+    agentProfileId,
+    brandingPage: settings.branding_page,
+  };
+  const fingerprint = brochureFingerprint({
+    projectId: project.id,
+    projectUpdatedAt: project.updated_at,
+    projectRevision: Math.max(project._position, resources._position),
+    template,
+    brandingPage: settings.branding_page,
+    agentProfile: agentProfileId === null ? null : { id: agentProfileId, revision: agentRevision! },
+    language: input.language,
+    currency,
+    sections,
+    unitTypeIds,
+  });
+  return { fingerprint, request, fileName: pdfFileName(project.slug, template, input.language) };
+}
+
+/** The cached PDF of a fingerprint, when its record and its blob are both there. */
+async function cachedRender(deps: ProjectPdfDeps, fingerprint: string): Promise<PdfRenderDoc | null> {
+  const record = await deps.readStore.get<PdfRenderDoc>(PDF_RENDERS, fingerprint);
+  if (!record) return null;
+  return (await deps.blobs.stat(record.blob_key)) ? record : null;
+}
+
+const failuresOf = async (readStore: ReadStore, fingerprint: string) =>
+  (await readStore.get<PdfRenderFailureDoc>(PDF_RENDER_FAILURES, fingerprint))?.failures ?? 0;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Queues the render (once per fingerprint and failure count) and waits for the worker's record of it. */
+async function rendered(deps: ProjectPdfDeps, prepared: PreparedBrochure): Promise<PdfRenderDoc> {
+  const { readStore } = deps;
+  const failuresBefore = await failuresOf(readStore, prepared.fingerprint);
+  const data: PdfRenderJobData = { fingerprint: prepared.fingerprint, request: prepared.request };
+  try {
+    await deps.queue.add([{ id: pdfRenderJobId(prepared.fingerprint, failuresBefore), data }]);
+  } catch {
+    throw new RendererUnavailable('The brochure could not be handed to the renderer; try again in a moment.');
+  }
+  const deadline = Date.now() + deps.waitTimeoutMs;
+  const interval = deps.pollIntervalMs ?? 100;
+  while (Date.now() < deadline) {
+    await sleep(interval);
+    const record = await cachedRender(deps, prepared.fingerprint);
+    if (record) return record;
+    const failure = await readStore.get<PdfRenderFailureDoc>(PDF_RENDER_FAILURES, prepared.fingerprint);
+    if (failure && failure.failures > failuresBefore) {
+      throw failure.code === 'RENDER_TIMEOUT' ? new RenderTimeout() : new RendererUnavailable();
+    }
+  }
+  throw new RenderTimeout();
+}
+
+async function consumeRequestLimits(res: Response, access: AccessContext, limits: Limits | null): Promise<void> {
+  if (limits === null) return;
+  const outcome = await limits.consume({
+    clientId: access.clientId,
+    environment: access.environment,
+    policy: access.limitPolicy,
+    units: 1,
+    chargesQuota: true,
+  });
+  setLimitHeaders(res, outcome, access);
+  if (!outcome.allowed) throw new LimitExceeded(outcome);
+}
+
+/**
+ * Requests of this process waiting for one fingerprint: the first spends the PDF unit and queues the
+ * render, the others wait for the same outcome and spend nothing (the queue's job id keeps replicas from
+ * rendering it twice as well).
+ */
+type InFlight = Map<string, Promise<PdfRenderDoc>>;
+
+async function generate(req: Request, res: Response, deps: ProjectPdfDeps, inFlight: InFlight, baseUrl: string): Promise<void> {
+  const access = accessOf(res);
+  requireGrants(access, PDF_SCOPES, PDF_ENTITLEMENTS);
+  if (access.evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
+  const input = parseInput(await jsonBodyOf(req), req);
+  const prepared = await prepare(String(req.params.project), input, access, deps);
+  await consumeRequestLimits(res, access, deps.limits);
+
+  let cached = true;
+  let record = await cachedRender(deps, prepared.fingerprint);
+  if (!record) {
+    // No await between looking for a render in flight and registering this one: concurrent requests of
+    // one fingerprint find the first.
+    const joined = inFlight.get(prepared.fingerprint);
+    if (joined) record = await joined;
+    else {
+      cached = false;
+      const rendering = (async () => {
+        if (deps.pdfLimits !== null) {
+          const outcome = await deps.pdfLimits.consume(access.clientId, (await pdfSettingsOf(deps.readStore, access)).limits);
+          setPdfLimitHeaders(res, outcome);
+          if (!outcome.allowed) throw new PdfLimitExceeded(outcome);
+        }
+        return rendered(deps, prepared);
+      })();
+      inFlight.set(prepared.fingerprint, rendering);
+      try {
+        record = await rendering;
+      } finally {
+        inFlight.delete(prepared.fingerprint);
+      }
+    }
+  }
+  const link = deps.linkSigner.sign(storedDocumentPath('pdf', record.blob_key, prepared.fileName), deps.clock());
+  const result: PdfResult = {
+    download_url: `${baseUrl}${link.pathAndQuery}`,
+    cached,
+    idempotent_replay: false,
+    expires_at: link.expiresAt.toISOString(),
+    fingerprint: prepared.fingerprint,
+    pages: record.pages,
+    bytes: record.bytes,
+    template: prepared.request.template,
+    language: prepared.request.language,
+  };
+  res.setHeader('Cache-Control', 'no-store');
+  sendData(res, result);
+}
+
+export const PROJECT_PDF_PATH = '/projects/:project/pdf';
+
+/** POST /v1/projects/{project}/pdf; authentication is mounted in front of it. */
+export function createProjectPdfRouter(deps: ProjectPdfDeps): Router {
+  const router = Router();
+  const baseUrlOf: HostGuard['baseUrlOf'] = deps.publicBaseUrl === undefined ? createHostGuard().baseUrlOf : () => deps.publicBaseUrl!;
+  const inFlight: InFlight = new Map();
+  router.post(PROJECT_PDF_PATH, async (req, res) => {
+    const found = baseUrlOf(req);
+    const baseUrl = typeof found === 'string' ? found : await found;
+    await generate(req, res, deps, inFlight, baseUrl);
+  });
+  rejectOtherMethods(router, [{ method: 'post', path: PROJECT_PDF_PATH }]);
+  return router;
+}

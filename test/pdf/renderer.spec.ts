@@ -21,10 +21,10 @@ describe('brochure renderer', () => {
   let catalogue: BrochureCatalogue;
   let renderer: BrochureRenderer;
   let tilesUp = true;
-  const logged: LogLine[] = [];
 
-  const rendererWith = (options: Partial<BrochureRendererOptions> = {}, lines: LogLine[] = logged): BrochureRenderer => {
-    const { logger, lines: captured } = capturingLogger();
+  /** A renderer over the test catalogue and the pinned tile server, and the lines it logs. */
+  const rendererWith = (options: Partial<BrochureRendererOptions> = {}): { renderer: BrochureRenderer; lines: LogLine[] } => {
+    const { logger, lines } = capturingLogger();
     const renderer = createBrochureRenderer({
       readStore: catalogue.readStore,
       blobStore: catalogue.blobStore,
@@ -36,12 +36,9 @@ describe('brochure renderer', () => {
       logger,
       ...options,
     });
-    // The captured lines are shared with the test through `lines` (read after the renders).
-    Object.defineProperty(lines, 'captured', { value: captured, configurable: true });
-    return renderer;
+    return { renderer, lines };
   };
-  const linesOf = (lines: LogLine[]): LogLine[] => (lines as LogLine[] & { captured: LogLine[] }).captured;
-  const browserStarts = (lines: LogLine[]) => linesOf(lines).filter((line) => line.msg === 'brochure browser started');
+  const browserStarts = (lines: readonly LogLine[]) => lines.filter((line) => line.msg === 'brochure browser started');
 
   beforeAll(async () => {
     catalogue = await brochureCatalogue();
@@ -52,7 +49,7 @@ describe('brochure renderer', () => {
       .persist()
       .get(/^\/15\/\d+\/\d+\.png$/)
       .reply(() => (tilesUp ? [200, tile, { 'Content-Type': 'image/png' }] : [500, 'down']));
-    renderer = rendererWith();
+    ({ renderer } = rendererWith());
   });
 
   afterAll(async () => {
@@ -152,7 +149,7 @@ describe('brochure renderer', () => {
   });
 
   it('when a render takes longer than the timeout, then it rejects with RenderTimeoutError', async () => {
-    const hasty = rendererWith({ renderTimeoutMs: 50 }, []);
+    const { renderer: hasty } = rendererWith({ renderTimeoutMs: 50 });
     try {
       await expect(hasty.render(brochureRequest())).rejects.toBeInstanceOf(RenderTimeoutError);
     } finally {
@@ -161,8 +158,7 @@ describe('brochure renderer', () => {
   });
 
   it('when the browser was killed, then the next render starts another and succeeds', async () => {
-    const lines: LogLine[] = [];
-    const own = rendererWith({}, lines);
+    const { renderer: own, lines } = rendererWith();
     try {
       await own.render(brochureRequest({ sections: ['cover'] }));
       const [started] = browserStarts(lines);
@@ -180,13 +176,13 @@ describe('brochure renderer', () => {
   });
 
   it('when the browser is killed during a render, then that render rejects with RendererUnavailableError', async () => {
-    const lines: LogLine[] = [];
-    const own = rendererWith({}, lines);
+    const { renderer: own, lines } = rendererWith();
     try {
       await own.render(brochureRequest({ sections: ['cover'] }));
       const pid = browserStarts(lines)[0]!.pid as number;
       const rendering = own.render(brochureRequest());
-      setTimeout(() => process.kill(pid, 'SIGKILL'), 150);
+      // The model is built in well under that; the page prints for longer (a second or more).
+      setTimeout(() => process.kill(pid, 'SIGKILL'), 400);
 
       await expect(rendering).rejects.toBeInstanceOf(RendererUnavailableError);
       expect((await own.render(brochureRequest({ sections: ['cover'] }))).pages).toBe(1);
@@ -196,8 +192,7 @@ describe('brochure renderer', () => {
   });
 
   it('when a browser has served its renders, then the next render runs on a new browser', async () => {
-    const lines: LogLine[] = [];
-    const own = rendererWith({ restartAfterJobs: 1 }, lines);
+    const { renderer: own, lines } = rendererWith({ restartAfterJobs: 1 });
     try {
       await own.render(brochureRequest({ sections: ['cover'] }));
       await own.render(brochureRequest({ sections: ['cover'] }));
@@ -209,7 +204,7 @@ describe('brochure renderer', () => {
   });
 
   it('when the renderer is closed, then a render rejects with RendererUnavailableError', async () => {
-    const own = rendererWith({}, []);
+    const { renderer: own } = rendererWith();
     await own.close();
 
     await expect(own.render(brochureRequest())).rejects.toBeInstanceOf(RendererUnavailableError);

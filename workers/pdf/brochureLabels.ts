@@ -37,7 +37,6 @@ export interface BrochureLabels {
   phone: string;
   email: string;
   whatsapp: string;
-  pricesIn: string;
   disclaimer: string;
   preparedBy: string;
   statuses: Record<ProjectStatus, string>;
@@ -83,7 +82,6 @@ const english: BrochureLabels = {
   phone: 'Phone',
   email: 'E-mail',
   whatsapp: 'WhatsApp',
-  pricesIn: 'Prices in',
   disclaimer:
     'Prices, plans and specifications are indicative, subject to change and availability, and do not form part of an offer or contract.',
   preparedBy: 'Prepared by',
@@ -129,7 +127,6 @@ const arabic: BrochureLabels = {
   phone: 'الهاتف',
   email: 'البريد الإلكتروني',
   whatsapp: 'واتساب',
-  pricesIn: 'الأسعار بعملة',
   disclaimer: 'الأسعار والمخططات والمواصفات إرشادية وقابلة للتغيير وحسب التوفر، ولا تشكّل جزءاً من أي عرض أو عقد.',
   preparedBy: 'إعداد',
   statuses: { upcoming: 'قريباً', under_construction: 'قيد الإنشاء', completed: 'مكتمل', sold_out: 'مباع بالكامل' },

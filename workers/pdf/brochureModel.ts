@@ -84,7 +84,6 @@ export interface BrochureModel {
   /** The agent of the request: its own page when the section is asked for, and a line on the branding page. */
   agent: BrochureAgent | null;
   brandingPage: boolean;
-  currencyCode: string;
 }
 
 /** The project of a request is gone from the read models (deleted since the request was checked). */
@@ -286,7 +285,7 @@ export async function buildBrochureModel(request: BrochureRequest, sources: Broc
     location: {
       coordinates: location ? coordinatesText(location.latitude!, location.longitude!) : null,
       map: map && pngImage(map, MAP_VIEW.width, MAP_VIEW.height),
-      placeName: [community?.name].filter((part): part is string => Boolean(part)).join(', '),
+      placeName: community?.name ?? '',
       nearby: (resources?.nearby ?? []).slice(0, 8).map((place) => ({
         name: place.name,
         category: place.category,
@@ -305,6 +304,5 @@ export async function buildBrochureModel(request: BrochureRequest, sources: Broc
           }
         : null,
     brandingPage: request.brandingPage,
-    currencyCode: request.currency.code,
   };
 }

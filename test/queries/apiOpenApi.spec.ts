@@ -108,6 +108,7 @@ const EXAMPLE_URLS: Record<string, string> = {
   getSubCommunity: '/sub-communities/marina-walk',
   getCatalogMetadata: '/catalog/metadata',
   listAgentProfiles: '/agent-profiles',
+  listPdfTemplates: '/pdf-templates',
 };
 
 describe('GET /v1/openapi.yaml', () => {

@@ -235,6 +235,60 @@ describe('embedded read store', () => {
       expect(await store.getCheckpoint('projects')).toBe(20n);
     });
 
+    it('when another connection holds the write lock, then reads by id answer at once from what is committed, and one of a queued document waits for its commit', async () => {
+      const file = aDatabaseFile();
+      const store = open(file);
+      const generation = await store.beginGeneration(['projects']);
+      await generation.write([put('projects', { _id: 1, v: 1 }), put('projects', { _id: 2, v: 1 }), put('projects', { _id: 3, v: 1 })]);
+      // Waits for the commit of that write only: its ids are in flight.
+      expect(await generation.get('projects', 1)).toEqual({ _id: 1, v: 1 });
+      const other = new Database(file);
+      try {
+        other.exec('BEGIN IMMEDIATE');
+        // Queued on the writer thread, which now waits for the lock.
+        await generation.write([put('projects', { _id: 4, v: 1 }), put('projects', { _id: 2, v: 2 })]);
+        let queuedRead: unknown;
+        const reading = generation.get('projects', 4).then((doc) => (queuedRead = doc));
+
+        const started = performance.now();
+        expect(await generation.get('projects', 3)).toEqual({ _id: 3, v: 1 });
+        expect(await generation.get('projects', 99)).toBeNull();
+        expect(await generation.getMany('projects', [3, 99, 1])).toEqual([
+          { _id: 3, v: 1 },
+          { _id: 1, v: 1 },
+        ]);
+        expect(performance.now() - started).toBeLessThan(1000);
+
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(queuedRead).toBeUndefined();
+        other.exec('COMMIT');
+        await reading;
+        expect(queuedRead).toEqual({ _id: 4, v: 1 });
+        expect(await generation.get('projects', 2)).toEqual({ _id: 2, v: 2 });
+      } finally {
+        other.close();
+      }
+      await generation.promote();
+      expect((await store.find('projects')).total).toBe(4);
+    });
+
+    it('when a queued write fails to commit, then a read by id of the generation fails as its promotion does', async () => {
+      const file = aDatabaseFile();
+      const store = open(file);
+      const saboteur = new Database(file);
+      saboteur.exec(
+        `CREATE TRIGGER refuse_broken BEFORE INSERT ON documents WHEN NEW.doc LIKE '%broken%' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+      );
+      saboteur.close();
+      const generation = await store.beginGeneration(['projects']);
+
+      await generation.write([put('projects', { _id: 1, v: 'broken' })]);
+
+      await expect(generation.get('projects', 1)).rejects.toThrow('refused');
+      await expect(generation.getMany('projects', [2])).rejects.toThrow('refused');
+      await generation.discard();
+    });
+
     it('when a queued write would break a unique key, then it is refused at once and nothing of it is stored', async () => {
       const store = open(aDatabaseFile());
       await store.ensureIndexes('projects', [{ keys: [['slug', 1]], unique: true }]);

@@ -228,13 +228,16 @@ export class EmbeddedEngine implements StoreView {
     // another connection's.
     this.syncOncePerTurn();
     const physicals: string[] = [];
-    const targets = new Map<string, { index: number; keys: UniqueKeys; changes: DocChange[] }>();
+    const targets = new Map<string, { index: number; keys: UniqueKeys; changes: DocChange[]; written: Set<DocId> }>();
+    const written = new Map<string, Set<DocId>>();
     for (const { collection } of ops) {
       if (targets.has(collection)) continue;
       const physical = generation.physicals.get(collection);
       const keys = physical === undefined ? undefined : this.generationKeysOf(generation, writer, physical, collection);
       if (physical === undefined || !keys) return false;
-      targets.set(collection, { index: physicals.push(physical) - 1, keys, changes: [] });
+      const ids = new Set<DocId>();
+      written.set(physical, ids);
+      targets.set(collection, { index: physicals.push(physical) - 1, keys, changes: [], written: ids });
     }
     for (const checkpoint of checkpoints) assertCheckpoint(checkpoint);
     const rowPhysicals = new Int32Array(ops.length);
@@ -266,6 +269,7 @@ export class EmbeddedEngine implements StoreView {
           return assertNever(op);
       }
       if (!target.keys.isEmpty) target.changes.push({ id, doc });
+      target.written.add(id);
       const storedId = idKey(id);
       rowPhysicals[row] = target.index;
       idLengths[row] = storedId.length;
@@ -286,9 +290,34 @@ export class EmbeddedEngine implements StoreView {
       checkpoints: checkpoints.map(({ name, position }) => [name, String(position)]),
     };
     for (const { keys, changes } of targets.values()) keys.check(changes);
-    writer.send(batch, docs.byteLength);
+    writer.send(batch, docs.byteLength, written);
     for (const { keys, changes } of targets.values()) for (const change of changes) keys.apply(change);
     return true;
+  }
+
+  /**
+   * The documents of a generation's own collection by id, read from its table when no mirror of it is loaded
+   * (`undefined` otherwise, or for a collection the generation does not rebuild: the caller then settles and
+   * reads the mirror). A rebuild reads back a document it no longer holds in memory now and then; loading
+   * a mirror of the fresh collection for that would parse every document written so far, and keep parsing
+   * each one written after it, and waiting for every queued write first would stall the rebuild on the writer
+   * thread (on a disk, or another connection's lock). Only writes of these very ids still in flight are
+   * waited for.
+   */
+  byIdFromTable(generation: Generation, collection: string, ids: readonly DocId[]): Promise<Array<Doc | null>> | undefined {
+    generation.assertUsable();
+    const physical = generation.physicals.get(collection);
+    if (physical === undefined || this.mirrors.has(physical)) return undefined;
+    return this.readFromTable(generation, physical, ids);
+  }
+
+  private async readFromTable(generation: Generation, physical: string, ids: readonly DocId[]): Promise<Array<Doc | null>> {
+    await generation.writer?.committedWritesOf(generation.id, physical, ids);
+    generation.assertUsable();
+    return ids.map((id) => {
+      const json = this.statements.doc.get(physical, idKey(id));
+      return json === undefined ? null : deepFreeze(JSON.parse(json) as Doc);
+    });
   }
 
   /** Resolves once the generation's queued writes are committed; rejects with the failure of one. */

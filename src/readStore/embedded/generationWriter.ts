@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { startTypeScriptWorker } from '../../typeScriptWorker.js';
+import type { DocId } from '../readStore.js';
 import { announceCommit } from './commitsInProcess.js';
 import { BUSY_TIMEOUT_MS } from './sqliteSchema.js';
 import type { WriterBatch, WriterMessage, WriterReply, WriterSettings } from './writerProtocol.js';
@@ -71,9 +72,12 @@ function uninitialisedBytes(length: number): Uint8Array<ArrayBuffer> {
  * order batches were sent, so the sizes in flight are a queue. The thread holds the process open only
  * while batches are in flight.
  */
+/** The ids a batch writes (puts and deletes), by physical collection. */
+export type WrittenIds = ReadonlyMap<string, ReadonlySet<DocId>>;
+
 export class GenerationWriter {
   private readonly worker: Worker;
-  private readonly inFlight: Array<{ generation: string; chars: number }> = [];
+  private readonly inFlight: Array<{ generation: string; chars: number; written: WrittenIds }> = [];
   private inFlightChars = 0;
   private readonly failures = new Map<string, Error>();
   private crash: Error | undefined;
@@ -102,11 +106,11 @@ export class GenerationWriter {
     return this.inFlight.some((batch) => batch.generation === generation);
   }
 
-  send(batch: WriterBatch, chars: number): void {
+  send(batch: WriterBatch, chars: number, written: WrittenIds): void {
     this.assertWritable(batch.generation);
     if (this.inFlight.length === 0) this.worker.ref();
     this.worker.postMessage(batch, [batch.rowPhysicals.buffer, batch.idLengths.buffer, batch.docEnds.buffer, batch.docs.buffer]);
-    this.inFlight.push({ generation: batch.generation, chars });
+    this.inFlight.push({ generation: batch.generation, chars, written });
     this.inFlightChars += chars;
   }
 
@@ -118,6 +122,16 @@ export class GenerationWriter {
   /** Resolves once every batch of the generation is committed; rejects with its failure. */
   async settled(generation: string): Promise<void> {
     while (this.hasInFlight(generation) && !this.crash) await this.nextReply();
+    this.assertWritable(generation);
+  }
+
+  /**
+   * Resolves once no batch in flight writes any of `ids` of `physical`, so that the table holds what the
+   * generation wrote of them: at once unless one does (the last batches written, which a rebuild hardly ever
+   * reads back). Rejects as `settled` does when a batch of the generation failed.
+   */
+  async committedWritesOf(generation: string, physical: string, ids: readonly DocId[]): Promise<void> {
+    while (this.isWriting(physical, ids) && !this.crash) await this.nextReply();
     this.assertWritable(generation);
   }
 
@@ -138,6 +152,14 @@ export class GenerationWriter {
     this.worker.ref();
     this.worker.postMessage(null satisfies WriterMessage);
     await exited;
+  }
+
+  /** Whether a batch in flight writes one of `ids` of `physical`. */
+  private isWriting(physical: string, ids: readonly DocId[]): boolean {
+    return this.inFlight.some(({ written }) => {
+      const writtenHere = written.get(physical);
+      return writtenHere !== undefined && ids.some((id) => writtenHere.has(id));
+    });
   }
 
   private nextReply(): Promise<void> {

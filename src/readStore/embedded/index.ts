@@ -20,8 +20,10 @@
  * A file-backed store commits a generation's writes on a second connection in a worker thread (see
  * generationWriter.ts), so that a rebuild projects the next page while SQLite writes, and waits for the WAL
  * checkpoints' fsyncs, on the other core. Such a write is checked (ids, unique keys) and serialised before
- * it resolves; it is committed, with its checkpoints, in the order written, before any later read of the
- * generation, its promote or its discard.
+ * it resolves; it is committed, with its checkpoints, in the order written, before any later query of the
+ * generation, its promote or its discard. A read by id of a collection the generation rebuilds waits only for
+ * the writes of those ids still in flight, and reads the table rather than loading a mirror (see
+ * EmbeddedEngine.byIdFromTable).
  */
 import type {
   Checkpoint,
@@ -90,6 +92,18 @@ export function createEmbeddedReadStore(options: { file?: string } = {}): ReadSt
       const settled = () => engine.settled(generation);
       return {
         ...storeOn(engine, generation, settled),
+        async get<T extends Doc = Doc>(collection: string, id: DocId): Promise<T | null> {
+          const fromTable = engine.byIdFromTable(generation, collection, [id]);
+          if (fromTable) return (await fromTable)[0] as T | null;
+          await settled();
+          return engine.get(generation, collection, id) as T | null;
+        },
+        async getMany<T extends Doc = Doc>(collection: string, ids: DocId[]): Promise<T[]> {
+          const fromTable = engine.byIdFromTable(generation, collection, ids);
+          if (fromTable) return (await fromTable).filter((doc) => doc !== null) as T[];
+          await settled();
+          return engine.getMany(generation, collection, ids) as T[];
+        },
         async write(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
           if (engine.queueWrite(generation, ops, checkpoints)) return engine.writerRoom(generation);
           await settled();

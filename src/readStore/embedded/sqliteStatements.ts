@@ -20,6 +20,7 @@ export function prepareStatements(db: Database.Database) {
     bumpVersion: db.prepare<[string], number>(WRITE_SQL.bumpVersion).pluck(),
     deleteVersion: db.prepare<[string]>('DELETE FROM collection_versions WHERE collection = ?'),
     docs: db.prepare<[string], string>('SELECT doc FROM documents WHERE collection = ?').pluck(),
+    doc: db.prepare<[string, string], string>('SELECT doc FROM documents WHERE collection = ? AND id = ?').pluck(),
     docsSince: db.prepare<[string, number], string>('SELECT doc FROM documents WHERE collection = ? AND version > ?').pluck(),
     countDocs: db.prepare<[string], number>('SELECT COUNT(*) FROM documents WHERE collection = ?').pluck(),
     docIds: db.prepare<[string], string>('SELECT id FROM documents WHERE collection = ?').pluck(),

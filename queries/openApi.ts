@@ -8,6 +8,9 @@ import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute 
 import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
 import { mediaFilesPaths } from './mediaFiles.js';
+import { PDF_CURRENCIES, pdfRequestBodySchema, pdfRequestQuerySchema } from '../src/pdf/pdfOptions.js';
+import { PDF_ENTITLEMENTS, PDF_SCOPES, PROJECT_PDF_PATH, pdfResultSchema } from './projectPdf.js';
+import { projectParams } from './projects.js';
 import { webhookDeliveryPaths, webhookEvents } from './webhookEventsOpenApi.js';
 import type { QueryRoute } from './queryRoute.js';
 
@@ -266,6 +269,135 @@ function webhookOperationOf(route: WebhookRoute): ZodOpenApiOperationObject {
   };
 }
 
+const PDF_QUOTA_PERIODS = [
+  ['Minute', 'the rolling minute', 'Unix time when the oldest unit leaves the rolling minute (now when none is in it).'],
+  ['Daily', 'today (Asia/Dhaka)', 'Unix time of the next Asia/Dhaka midnight.'],
+  ['Monthly', 'this month (Asia/Dhaka)', 'Unix time of midnight Asia/Dhaka on the 1st of next month.'],
+] as const;
+
+/** X-Pdf-Quota-*: sent with an answer that spent a PDF unit or was refused one; absent on cached reuse and idempotent replays. */
+const pdfQuotaHeaders = Object.fromEntries(
+  PDF_QUOTA_PERIODS.flatMap(([period, span, reset]) => [
+    [`X-Pdf-Quota-${period}-Limit`, integerHeader(`X-Pdf-Quota-${period}-Limit`, `PDF generations allowed in ${span}.`).optional()],
+    [`X-Pdf-Quota-${period}-Remaining`, integerHeader(`X-Pdf-Quota-${period}-Remaining`, `PDF generations left in ${span}.`).optional()],
+    [`X-Pdf-Quota-${period}-Reset`, integerHeader(`X-Pdf-Quota-${period}-Reset`, reset).optional()],
+  ]),
+);
+
+const pdfQuotaSchema = z.object({ limit: z.number().int(), used: z.number().int(), remaining: z.number().int() });
+
+const PDF_ERROR_RESPONSES = {
+  unprocessable: errorResponse(
+    'PdfValidationFailed',
+    'The brochure cannot be made as asked.',
+    ['VALIDATION_FAILED'],
+    'VALIDATION_FAILED: details.fields maps every offending input to its problem: `body.<field>` (unknown fields, bad types, a repeated ' +
+      "section or unit type, an unknown language or section, a currency that is neither the project's own nor one with a kept rate, a " +
+      "unit type that is not the project's), `query.agent_profile_id` (not an integer, or different from the body's), `body.template` (the " +
+      'message names it and lists the usable designs) and `body.agent_profile_id` (the message names the id and why: it does not exist, ' +
+      "is not one of the caller's profiles, or is not approved). Malformed JSON is named `body`.",
+  ),
+  rendererUnavailable: errorResponse(
+    'RendererUnavailable',
+    'The brochure could not be rendered: no renderer took the job, or the browser failed. Nothing was cached; the PDF unit spent is not refunded. Retry later.',
+    ['RENDERER_UNAVAILABLE'],
+    'RENDERER_UNAVAILABLE.',
+  ),
+  renderTimeout: errorResponse(
+    'RenderTimeout',
+    'The brochure was not rendered within the render deadline (the render was stopped). Nothing was cached; the PDF unit spent is not refunded. Retry later.',
+    ['RENDER_TIMEOUT'],
+    'RENDER_TIMEOUT.',
+  ),
+};
+
+const pdfTooManyRequests: ZodOpenApiResponseObject = {
+  id: 'PdfTooManyRequests',
+  description:
+    'A request limit (as on every operation; details without `limit`) or, for a brochure that has to be rendered, a PDF generation limit ' +
+    '(details.limit `pdf`, with the minute, daily and monthly PDF quotas, and the X-Pdf-Quota-* headers) refused the request. PDF limits ' +
+    'are checked in the order minute, daily, monthly, per client across its keys; a refused request spends nothing. Retry-After (seconds) ' +
+    'says when the same request could pass.',
+  headers: z.object({
+    'X-Request-Id': requestIdHeader,
+    'Retry-After': integerHeader('Retry-After', 'Seconds until the limit that refused the request frees up.'),
+    ...limitHeaders,
+    ...pdfQuotaHeaders,
+  }),
+  content: {
+    'application/json': {
+      schema: z
+        .object({
+          success: z.literal(false),
+          error: z.object({
+            code: z.enum(LIMIT_CODES),
+            message: z.string(),
+            details: z.object({
+              limit: z.literal('pdf').optional().meta({ description: 'Present (`pdf`) when a PDF generation limit refused the request.' }),
+              reset_at: z.iso.datetime(),
+              retry_after_seconds: z.number().int(),
+              minute: pdfQuotaSchema.optional().meta({ description: 'PDF limits only: the rolling minute.' }),
+              daily: quotaSchema,
+              monthly: quotaSchema,
+            }),
+          }),
+          meta,
+        })
+        .meta({ id: 'PdfTooManyRequestsError' }),
+    },
+  },
+};
+
+const PROJECT_PDF_DESCRIPTION = `Generates the project's brochure as a PDF (or reuses one) and answers a short-lived signed link to it.
+
+The body is optional JSON; every field has a default (see PdfRequest). \`template\` matches a design's key or name, case-insensitive; \`agent_profile_id\` may also be sent as a query parameter (both given: they must be equal). Currencies: the project's own, or one of ${PDF_CURRENCIES.join(', ')} converted at the rate kept for it (AED, USD and SAR at their pegs); a currency without a kept rate is 422 naming \`currency\`.
+
+Every brochure has a fingerprint (SHA-256 of the project, its last update, the design and its version, the branding page setting, the agent profile and its revision, language, currency and rate, sections, unit types). When a PDF of the fingerprint exists it is reused: \`cached: true\`, no PDF unit spent (it is still an ordinary request for the request limits). Otherwise one PDF unit is spent and the brochure is rendered by a worker while the request waits (up to the render deadline, 30 s by default); concurrent requests of one fingerprint render it once. A failed render (503 RENDERER_UNAVAILABLE, 504 RENDER_TIMEOUT) is not cached and its unit is not refunded; the next request renders again.
+
+404 for a project the key cannot see (as GET /projects/{project}); 403 EVALUATION_PREVIEW_ONLY in Evaluation Mode.`;
+
+/** POST /v1/projects/{project}/pdf: keyed, limited and signed like every /v1 call, with the PDF limits on top. */
+function projectPdfOperation(): ZodOpenApiOperationObject {
+  return {
+    operationId: 'generateProjectPdf',
+    summary: "Generate (or reuse) the project's brochure PDF",
+    description: `${PROJECT_PDF_DESCRIPTION}\n\nScope: ${PDF_SCOPES.join(', ')}.\n\nEntitlement: ${PDF_ENTITLEMENTS.join(', ')}.`,
+    tags: ['Project PDF generation'],
+    requestParams: {
+      path: projectParams,
+      query: pdfRequestQuerySchema,
+      header: z.object({ 'X-Request-Id': requestIdParameter, ...signingParameters }),
+    },
+    requestBody: { required: false, content: { 'application/json': { schema: pdfRequestBodySchema } } },
+    responses: {
+      '200': {
+        description: 'The brochure: rendered now (`cached: false`) or reused (`cached: true`).',
+        headers: z.object({
+          'X-Request-Id': requestIdHeader,
+          'X-Access-Mode': accessModeHeader,
+          'X-Sandbox': sandboxHeader,
+          'Cache-Control': z
+            .literal('no-store')
+            .meta({ description: 'The link in the body is short-lived.', header: { id: 'CacheControlNoStore' } }),
+          ...limitHeaders,
+          ...pdfQuotaHeaders,
+        }),
+        content: { 'application/json': { schema: z.object({ data: pdfResultSchema, meta }) } },
+      },
+      '400': ERROR_RESPONSES.badRequest,
+      '401': ERROR_RESPONSES.unauthenticated,
+      '403': ERROR_RESPONSES.forbidden,
+      '404': ERROR_RESPONSES.notFound,
+      '413': WEBHOOK_ERROR_RESPONSES.payloadTooLarge,
+      '415': WEBHOOK_ERROR_RESPONSES.unsupportedMediaType,
+      '422': PDF_ERROR_RESPONSES.unprocessable,
+      '429': pdfTooManyRequests,
+      '503': PDF_ERROR_RESPONSES.rendererUnavailable,
+      '504': PDF_ERROR_RESPONSES.renderTimeout,
+    },
+  };
+}
+
 function notFoundResponse(route: QueryRoute): Record<string, ZodOpenApiResponseObject> {
   if (route.errors.includes('videoNotAvailable')) return { '404': ERROR_RESPONSES.videoNotAvailable };
   if (route.errors.includes('documentUnavailable')) return { '404': ERROR_RESPONSES.documentUnavailable };
@@ -375,6 +507,7 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
   };
   for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = operationOf(route);
   for (const route of webhookRoutes) (paths[toOpenApiPath(route.path)] ??= {})[route.method] = webhookOperationOf(route);
+  (paths[toOpenApiPath(PROJECT_PDF_PATH)] ??= {}).post = projectPdfOperation();
   Object.assign(paths, webhookDeliveryPaths, mediaFilesPaths, documentFilesPaths);
   return createDocument({
     openapi: '3.1.0',

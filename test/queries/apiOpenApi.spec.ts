@@ -8,6 +8,7 @@ import { mediaFilesPaths } from '../../queries/mediaFiles.js';
 import { queryRoutes } from '../../queries/index.js';
 import { webhookRoutes } from '../../src/http/webhookApi.js';
 import { webhookDeliveryPaths } from '../../queries/webhookEventsOpenApi.js';
+import type { BrochureRequest } from '../../src/pdf/pdfOptions.js';
 import { request, type Answer } from '../support/http.js';
 import { imageRef, minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, type ApiFixture } from '../support/apiFixture.js';
@@ -24,8 +25,20 @@ const pdf = (fileKey: string) => ({
   size_bytes: 1_000,
 });
 
+/**
+ * The renderer port as a double: renders at once, hangs on 'minimal' until the worker's deadline stops it,
+ * fails on 'bold'.
+ */
+const brochureRenderer = {
+  async render(request: BrochureRequest, signal?: AbortSignal) {
+    if (request.template === 'bold') throw new Error('browser crashed');
+    if (request.template === 'minimal') await new Promise((resolve) => signal?.addEventListener('abort', resolve));
+    return { pdf: Buffer.from(`%PDF-1.7\n% ${request.projectId}\n%%EOF\n`), pages: 1, mapDrawn: false };
+  },
+};
+
 beforeAll(async () => {
-  api = await startApiFixture();
+  api = await startApiFixture({ env: { PDF_RENDER_TIMEOUT_MS: '1000' }, brochureRenderer });
   const events: StreamEvent[] = [
     ...publishedReferenceCatalogue(),
     projectCreated(1, { sub_community_id: 1 }, minute(1)),
@@ -67,8 +80,8 @@ afterAll(async () => {
 });
 
 /** The answer's status is documented for the operation, and its body validates against that response's schema. */
-function expectDocumented(openApiPath: string, answer: Answer): void {
-  const operation = document.paths[openApiPath]?.get;
+function expectDocumented(openApiPath: string, answer: Answer, method: 'get' | 'post' = 'get'): void {
+  const operation = document.paths[openApiPath]?.[method];
   expect(operation, openApiPath).toBeDefined();
   const responseNode = operation.responses[String(answer.status)];
   expect(responseNode, `${openApiPath} documents ${answer.status}`).toBeDefined();
@@ -76,10 +89,12 @@ function expectDocumented(openApiPath: string, answer: Answer): void {
   const responsePointer =
     typeof responseNode.$ref === 'string'
       ? responseNode.$ref.slice(1)
-      : `/paths/${openApiPath.replaceAll('~', '~0').replaceAll('/', '~1')}/get/responses/${answer.status}`;
+      : `/paths/${openApiPath.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}/responses/${answer.status}`;
   const validate = ajv.compile({ $ref: `openapi#${responsePointer}/content/application~1json/schema` });
   expect(validate(answer.body), `${openApiPath} ${answer.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
 }
+
+const PDF_PATH = '/projects/{project}/pdf';
 
 /** A concrete URL for every documented operation. */
 const EXAMPLE_URLS: Record<string, string> = {
@@ -128,6 +143,7 @@ describe('GET /v1/openapi.yaml', () => {
       ...documents,
       ...[...queryRoutes, ...webhookRoutes].map((route) => openApiPath(route.path)),
       ...Object.keys(webhookDeliveryPaths),
+      PDF_PATH,
     ];
     expect(Object.keys(document.paths).sort()).toEqual([...new Set(served)].sort());
     for (const [path, item] of Object.entries(document.paths) as Array<[string, any]>) {
@@ -139,7 +155,9 @@ describe('GET /v1/openapi.yaml', () => {
           ? webhookMethods
           : deliveryMethods.length > 0
             ? deliveryMethods
-            : ['get'];
+            : path === PDF_PATH
+              ? ['post']
+              : ['get'];
       expect(Object.keys(item).sort(), path).toEqual(expected.sort());
     }
   });
@@ -164,6 +182,38 @@ describe('GET /v1/openapi.yaml', () => {
     expectDocumented('/catalog/metadata', await api.get('/catalog/metadata', await api.key({ scopes: ['projects:read'] })));
     const etag = (await api.get('/states/1', key)).headers.get('etag')!;
     expectDocumented('/states/{idOrSlug}', await api.get('/states/1', key, { headers: { 'if-none-match': etag } }));
+  });
+
+  it('when a brochure is generated, reused or refused, then each answer validates against POST /projects/{project}/pdf', async () => {
+    const post = (path: string, body?: unknown, useKey = key) =>
+      api.get(path, useKey, { method: 'POST', ...(body === undefined ? {} : { body }) });
+    const generated = await post('/projects/1/pdf', { template: 'classic', sections: ['cover'] });
+    expect(generated.status).toBe(200);
+    expect(generated.headers.get('x-pdf-quota-minute-limit')).not.toBeNull();
+    expectDocumented(PDF_PATH, generated, 'post');
+    const cached = await post('/projects/1/pdf', { template: 'Classic', sections: ['cover'] });
+    expect(cached.body.data.cached).toBe(true);
+    expectDocumented(PDF_PATH, cached, 'post');
+    for (const [status, answer] of [
+      [404, await post('/projects/999/pdf')],
+      [422, await post('/projects/1/pdf', { template: 'baroque', colour: 'red' })],
+      [415, await api.get('/projects/1/pdf', key, { method: 'POST', body: 'template=classic', headers: { 'content-type': 'text/plain' } })],
+      [503, await post('/projects/1/pdf', { template: 'bold' })],
+      [504, await post('/projects/1/pdf', { template: 'minimal' })],
+    ] as const) {
+      expect(answer.status).toBe(status);
+      expectDocumented(PDF_PATH, answer, 'post');
+    }
+    const limited = await api.issue();
+    expect(
+      (await api.admin('PATCH', `/clients/${limited.clientId}`, { pdf_limits: { per_minute: 1, daily: 10, monthly: 10 } })).status,
+    ).toBe(200);
+    await api.settle();
+    expect((await post('/projects/2/pdf', {}, limited.key)).status).toBe(200);
+    const refused = await post('/projects/2/pdf', { language: 'ar' }, limited.key);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.details.limit).toBe('pdf');
+    expectDocumented(PDF_PATH, refused, 'post');
   });
 
   it('when the document is asked again with its ETag, then 304', async () => {

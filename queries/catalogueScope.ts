@@ -43,7 +43,10 @@ const intersect = (left: ReadonlySet<number> | null, right: ReadonlySet<number> 
  * A state without communities grants every community it has now, so the set is computed per request from
  * the communities read model (a community moved to another state moves in or out of scope with it).
  */
-export async function catalogueScopeOf(readStore: ReadStore, access: AccessContext): Promise<CatalogueScope> {
+/** Reads only the restriction and the evaluation sample, so a worker holding a client's access document can ask too. */
+export type ScopedAccess = Pick<AccessContext, 'restriction' | 'evaluation'>;
+
+export async function catalogueScopeOf(readStore: ReadStore, access: ScopedAccess): Promise<CatalogueScope> {
   const restricted = await restrictionScope(readStore, access);
   const sample = access.evaluation?.sample ?? null;
   if (sample === null) return restricted;
@@ -67,7 +70,7 @@ export async function catalogueScopeOf(readStore: ReadStore, access: AccessConte
   };
 }
 
-async function restrictionScope(readStore: ReadStore, access: AccessContext): Promise<CatalogueScope> {
+async function restrictionScope(readStore: ReadStore, access: ScopedAccess): Promise<CatalogueScope> {
   const restriction = access.restriction;
   if (restriction === null) return WHOLE_CATALOGUE;
   const stateIds = new Set(restriction.states.map((state) => state.state_id));

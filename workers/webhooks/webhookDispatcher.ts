@@ -12,9 +12,9 @@ import {
   developerInScope,
   projectVisibleIn,
   type CatalogueScope,
+  type ScopedAccess,
 } from '../../queries/catalogueScope.js';
 import { communityRepresentation, developerRepresentation, projectReferences, projectSummary } from '../../queries/representations.js';
-import type { AccessContext } from '../../src/access/accessContext.js';
 import type { EventStore, RecordedEvent, Subscription } from '../../src/eventStore/eventStore.js';
 import type { NewJob, JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { Logger } from '../../src/logger.js';
@@ -280,15 +280,14 @@ class DispatchBatch {
       scope = (async () => {
         const client = await this.readStore.get<AccessClientDoc>(ACCESS_CLIENTS, clientId);
         if (!client || client.status !== 'active' || !client.plan_active || !client.entitlements.includes('webhooks')) return null;
-        // catalogueScopeOf reads only the restriction and the evaluation sample of the context.
         const access = {
           restriction: client.restriction,
           evaluation:
             client.access_mode.mode === 'evaluation'
               ? { sample: new Set(client.access_mode.sample_project_ids), startedAt: client.access_mode.started_at }
               : null,
-        } satisfies Pick<AccessContext, 'restriction' | 'evaluation'>;
-        return catalogueScopeOf(this.readStore, access as AccessContext);
+        } satisfies ScopedAccess;
+        return catalogueScopeOf(this.readStore, access);
       })();
       this.scopes.set(clientId, scope);
     }

@@ -6,7 +6,7 @@ import { ValidationFailed } from '../src/domain/errors.js';
 import { accessOf, requireGrants } from '../src/http/apiAuth.js';
 import { createHostGuard, type HostGuard } from '../src/http/hostGuard.js';
 import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
-import { LimitExceeded, setLimitHeaders } from '../src/http/limitResponses.js';
+import { consumeRequestLimits } from '../src/http/limitResponses.js';
 import { ifNoneMatchMatches, responseMeta } from '../src/http/responses.js';
 import type { Limits } from '../src/limits/limits.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
@@ -111,17 +111,7 @@ async function send(req: Request, res: Response, result: QueryResult, access: Ac
   const notModified = ifNoneMatchMatches(req.get('if-none-match'), etag);
   // One check per request, once its cost and outcome are known: a 304 counts toward the rate limits but
   // costs no quota, and a refused request costs nothing.
-  if (limits !== null) {
-    const outcome = await limits.consume({
-      clientId: access.clientId,
-      environment: access.environment,
-      policy: access.limitPolicy,
-      units: result.quotaUnits ?? 1,
-      chargesQuota: !notModified,
-    });
-    setLimitHeaders(res, outcome, access);
-    if (!outcome.allowed) throw new LimitExceeded(outcome);
-  }
+  await consumeRequestLimits(res, access, limits, { units: result.quotaUnits ?? 1, chargesQuota: !notModified });
   res.setHeader('ETag', etag);
   if (notModified) {
     res.status(304).end();

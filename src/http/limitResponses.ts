@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { AccessContext } from '../access/accessContext.js';
-import type { ConsumeAllowed, ConsumeRefused, QuotaState } from '../limits/limits.js';
+import type { ConsumeAllowed, ConsumeRefused, Limits, QuotaState } from '../limits/limits.js';
 import { ApiErrorWithHeaders } from './httpErrors.js';
 
 const unixSeconds = (at: Date) => String(Math.floor(at.getTime() / 1000));
@@ -61,4 +61,27 @@ export class LimitExceeded extends ApiErrorWithHeaders {
       { 'Retry-After': String(outcome.retryAfterSeconds) },
     );
   }
+}
+
+/**
+ * One limits check of a /v1 request, with its headers: a refused request throws the 429 and costs nothing.
+ * `units` is the request's weighted cost; `chargesQuota` is false for a 304, which counts toward the rate
+ * limits only.
+ */
+export async function consumeRequestLimits(
+  res: Response,
+  access: AccessContext,
+  limits: Limits | null,
+  charge: { units: number; chargesQuota: boolean },
+): Promise<void> {
+  if (limits === null) return;
+  const outcome = await limits.consume({
+    clientId: access.clientId,
+    environment: access.environment,
+    policy: access.limitPolicy,
+    units: charge.units,
+    chargesQuota: charge.chargesQuota,
+  });
+  setLimitHeaders(res, outcome, access);
+  if (!outcome.allowed) throw new LimitExceeded(outcome);
 }

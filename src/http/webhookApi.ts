@@ -29,7 +29,7 @@ import {
 import { noWebhookFacts, readWebhookFacts, type WebhookReferences } from '../webhooks/webhookReferences.js';
 import type { WebhookSecretBox } from '../webhooks/webhookSecrets.js';
 import { accessOf, requireGrants } from './apiAuth.js';
-import { LimitExceeded, setLimitHeaders } from './limitResponses.js';
+import { consumeRequestLimits } from './limitResponses.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { jsonBodyOf } from './rawBody.js';
 import { ifNoneMatchMatches, sendData } from './responses.js';
@@ -390,20 +390,6 @@ async function parseInput(route: WebhookRoute, req: Request, deps: WebhookApiDep
   return { params: params.data, query: query.data, body: parsedBody };
 }
 
-/** The limits, as on every /v1 call: a refused request writes nothing and costs nothing. */
-async function consumeLimits(res: Response, access: AccessContext, limits: Limits | null, chargesQuota: boolean): Promise<void> {
-  if (limits === null) return;
-  const outcome = await limits.consume({
-    clientId: access.clientId,
-    environment: access.environment,
-    policy: access.limitPolicy,
-    units: 1,
-    chargesQuota,
-  });
-  setLimitHeaders(res, outcome, access);
-  if (!outcome.allowed) throw new LimitExceeded(outcome);
-}
-
 /**
  * The /v1/webhooks routes; authentication is mounted in front of it (src/http/app.ts). A write's limits are
  * checked before its command runs (a refused write appends nothing); a read's once its outcome is known,
@@ -417,7 +403,7 @@ export function createWebhookApiRouter(deps: WebhookApiDeps): Router {
       const access = accessOf(res);
       requireGrants(access, WEBHOOK_SCOPES, WEBHOOK_ENTITLEMENTS);
       const input = await parseInput(route, req, deps);
-      if (route.method !== 'get') await consumeLimits(res, access, deps.limits, true);
+      if (route.method !== 'get') await consumeRequestLimits(res, access, deps.limits, { units: 1, chargesQuota: true });
       const result = await route.handle({ ...input, access }, deps);
       if (route.method !== 'get') {
         sendData(res, result.data, { status: route.successStatus, ...(result.meta ? { meta: result.meta } : {}) });
@@ -425,7 +411,7 @@ export function createWebhookApiRouter(deps: WebhookApiDeps): Router {
       }
       const etag = `"${hash('sha1', JSON.stringify([result.data, result.meta ?? {}]), 'base64url')}"`;
       const notModified = ifNoneMatchMatches(req.get('if-none-match'), etag);
-      await consumeLimits(res, access, deps.limits, !notModified);
+      await consumeRequestLimits(res, access, deps.limits, { units: 1, chargesQuota: !notModified });
       res.setHeader('ETag', etag);
       if (notModified) {
         res.status(304).end();

@@ -17,7 +17,7 @@ import {
   type WebhookDeliveryJob,
 } from '../webhooks/webhookDeliveries.js';
 import { accessOf, requireGrants } from './apiAuth.js';
-import { LimitExceeded, setLimitHeaders } from './limitResponses.js';
+import { consumeRequestLimits } from './limitResponses.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { jsonBodyOf } from './rawBody.js';
 import { ifNoneMatchMatches, sendData } from './responses.js';
@@ -133,19 +133,6 @@ function parse<T extends z.ZodType>(part: 'params' | 'query' | 'body', schema: T
   return parsed.data as z.infer<T>;
 }
 
-async function consumeLimits(res: Response, access: AccessContext, limits: Limits | null, chargesQuota: boolean): Promise<void> {
-  if (limits === null) return;
-  const outcome = await limits.consume({
-    clientId: access.clientId,
-    environment: access.environment,
-    policy: access.limitPolicy,
-    units: 1,
-    chargesQuota,
-  });
-  setLimitHeaders(res, outcome, access);
-  if (!outcome.allowed) throw new LimitExceeded(outcome);
-}
-
 /** The test event's job: a body like every event's, frozen, under a fresh event id. */
 export function testDeliveryJob(webhookId: string, now: Date): { id: string; data: WebhookDeliveryJob } {
   const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
@@ -185,7 +172,7 @@ export function createWebhookDeliveryApiRouter(deps: WebhookDeliveryApiDeps): Ro
     const meta = { pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } };
     const etag = `"${hash('sha1', JSON.stringify([data, meta]), 'base64url')}"`;
     const notModified = ifNoneMatchMatches(req.get('if-none-match'), etag);
-    await consumeLimits(res, access, deps.limits, !notModified);
+    await consumeRequestLimits(res, access, deps.limits, { units: 1, chargesQuota: !notModified });
     res.setHeader('ETag', etag);
     if (notModified) {
       res.status(304).end();
@@ -206,7 +193,7 @@ export function createWebhookDeliveryApiRouter(deps: WebhookDeliveryApiDeps): Ro
     if (Object.keys(fields).length > 0) throw new ValidationFailed(fields);
     const webhook = await callersWebhook(deps.readStore, access, params.id);
     if (webhook.status !== 'active') throw new ApiError(409, 'CONFLICT', 'The webhook is disabled: enable it to send a test event.');
-    await consumeLimits(res, access, deps.limits, true);
+    await consumeRequestLimits(res, access, deps.limits, { units: 1, chargesQuota: true });
     const job = testDeliveryJob(webhook.id, deps.clock());
     await deps.queue.add([job]);
     sendData(res, { delivery_id: job.id, event_id: job.data.event_id, type: WEBHOOK_TEST_EVENT_TYPE }, { status: 202 });

@@ -98,7 +98,7 @@ describe('webhook delivery end to end', () => {
     const webhook = await createWebhook();
     const projectId = await publishedProject();
     expect((await api.admin('PATCH', `/projects/${projectId}`, { name: 'Harbour Views' })).status).toBe(200);
-    await received(2);
+    await attempted(webhook.id, 2);
     const events = receiver.verified(webhook.secret);
     expect(events.map((event) => event.type)).toEqual(['project.created', 'project.updated']);
     expect(events[1]!.data).toMatchObject({ id: projectId, name: 'Harbour Views' });

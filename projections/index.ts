@@ -3,6 +3,7 @@ import { agentProfilesProjection } from './agentProfiles.js';
 import { catalogMetadataProjection } from './catalogMetadata.js';
 import { changeFeedProjection } from './changeFeed.js';
 import { communitiesProjection } from './communities.js';
+import { currencyRatesProjection } from './currencyRates.js';
 import { developersProjection } from './developers.js';
 import { mediaAddressesProjection } from './mediaAddresses.js';
 import type { Projection } from '../src/projectionEngine/projection.js';
@@ -25,6 +26,7 @@ export const allProjections: readonly Projection[] = [
   mediaAddressesProjection,
   agentProfilesProjection,
   webhooksProjection,
+  currencyRatesProjection,
 ];
 
 export const projectionNames: readonly string[] = allProjections.map((projection) => projection.name);

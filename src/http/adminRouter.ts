@@ -5,6 +5,7 @@ import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import type { AdminDeps, AdminRoute } from './adminRoute.js';
 import { accessRoutes } from './adminRoutes/accessRoutes.js';
 import { agentProfileRoutes } from './adminRoutes/agentProfileRoutes.js';
+import { currencyRateRoutes } from './adminRoutes/currencyRateRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
@@ -23,6 +24,7 @@ export const adminRoutes: readonly AdminRoute[] = [
   ...accessRoutes,
   ...planChangeRoutes,
   ...agentProfileRoutes,
+  ...currencyRateRoutes,
   ...usageRoutes,
   ...adminWebhookRoutes,
 ];

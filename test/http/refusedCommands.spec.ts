@@ -63,7 +63,7 @@ interface Refusal {
 
 const UNKNOWN_ID = 999_999;
 /** Path parameters whose ids are not numbers. */
-const UNKNOWN_IDS: Record<string, string> = { webhookId: `wh_${'f'.repeat(24)}` };
+const UNKNOWN_IDS: Record<string, string> = { webhookId: `wh_${'f'.repeat(24)}`, currencyCode: 'XXX' };
 const STALE_REVISION = 999;
 const OVERSIZED_BODY = JSON.stringify({ padding: 'x'.repeat(1024 * 1024) });
 
@@ -123,6 +123,7 @@ const existingParams = (world: World): Record<string, number | string> => ({
   requestId: world.underReviewRequestId,
   agentProfileId: world.agentProfileId,
   webhookId: world.webhookId,
+  currencyCode: 'EUR',
 });
 
 /**
@@ -196,6 +197,7 @@ const acceptedBodies: Record<string, (world: World) => unknown> = {
   reviseAgentProfile: () => ({ company_name: 'Creek Homes' }),
   replaceAgentProfilePicture: () => ({ picture: anImage('portrait-2') }),
   rejectAgentProfile: () => ({ reason: 'Blurry portrait' }),
+  setCurrencyRate: () => ({ per_aed: 0.25 }),
 };
 
 const commandRoutes = adminRoutes.filter((route) => route.method !== 'get');
@@ -678,6 +680,15 @@ const refusalsByRule: Refusal[] = [
     params: (w) => ({ agentProfileId: w.deletedAgentProfileId }),
     ...NOT_FOUND,
   },
+  {
+    operationId: 'setCurrencyRate',
+    when: 'AED, the base of every rate',
+    params: () => ({ currencyCode: 'AED' }),
+    body: acceptedBodies.setCurrencyRate!,
+    ...VALIDATION_FAILED,
+  },
+  { operationId: 'setCurrencyRate', when: 'a rate of 0', body: () => ({ per_aed: 0 }), ...VALIDATION_FAILED },
+  { operationId: 'removeCurrencyRate', when: 'a currency with no rate set', params: () => ({ currencyCode: 'INR' }), ...NOT_FOUND },
   { operationId: 'enableWebhook', when: 'a deleted webhook', params: (w) => ({ webhookId: w.deletedWebhookId }), ...NOT_FOUND },
   { operationId: 'disableWebhook', when: 'a deleted webhook', params: (w) => ({ webhookId: w.deletedWebhookId }), ...NOT_FOUND },
 ];
@@ -775,6 +786,8 @@ describe('refused admin commands', () => {
     await accepted('POST', `/agent-profiles/${approvedAgentProfileId}/approve`);
     const deletedAgentProfileId = (await accepted('POST', agentProfiles, anAgentProfile())).id;
     await accepted('DELETE', `/agent-profiles/${deletedAgentProfileId}`);
+
+    await accepted('PUT', '/currency-rates/EUR', { per_aed: 0.26 });
 
     // Webhooks are created by their client, through /v1.
     await accepted('POST', '/plans', { key: 'hooks', name: 'Hooks', scopes: ['webhooks:manage'], entitlements: ['webhooks'] });

@@ -3,10 +3,16 @@ import { allProjections } from '../../projections/index.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { agentProfileHistory } from '../support/agentProfileEvents.js';
 import { catalogueHistory } from '../support/catalogueEvents.js';
+import { currencyRateHistory } from '../support/currencyRateEvents.js';
 import { projectInBatches, readModelOf, recorded } from '../support/projectionHarness.js';
 import { webhookHistory } from '../support/webhookEvents.js';
 
-const history = await recorded([...catalogueHistory({ projects: 24, seed: 7 }), ...agentProfileHistory(), ...webhookHistory()]);
+const history = await recorded([
+  ...catalogueHistory({ projects: 24, seed: 7 }),
+  ...agentProfileHistory(),
+  ...webhookHistory(),
+  ...currencyRateHistory(),
+]);
 
 describe.each(allProjections.map((projection) => [projection.name, projection] as const))('projection %s', (_name, projection) => {
   it('when the test history is built, then it holds every event type the projection handles', () => {

@@ -42,7 +42,7 @@ export interface ImageDerivatives {
  * What a blob store may offer besides the port (the embedded one does, src/blobStore/embeddedBlobStore.ts):
  * the path of a stored blob's file, its bytes checked against the address. sharp then reads the master
  * itself, so its 2 MB never sit in a Buffer: external memory that makes V8 collect the service's whole heap
- * over and over (about 1.4 s of the main thread per 200 renders, measured).
+ * over and over (about 1.4 s of the main thread per 200 renders in an earlier CPU profile of bench (e)).
  */
 export interface VerifiedBlobFiles {
   verifiedFilePath(sha256: string): Promise<string | null>;

@@ -8,13 +8,16 @@ import { slugHolder } from '../domain/slugReservations.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../http/adminRoute.js';
 import { accessRoutes } from '../http/adminRoutes/accessRoutes.js';
+import { currencyRateRoutes } from '../http/adminRoutes/currencyRateRoutes.js';
 import { projectRoutes } from '../http/adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from '../http/adminRoutes/referenceDataRoutes.js';
 import type { Logger } from '../logger.js';
+import { currencyRateAggregate, currencyRateId } from '../pdf/currencyRate.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { blobStoredFiles } from '../uploads/blobStoredFiles.js';
 import {
   amenityCatalogue,
+  demoCurrencyRates,
   demoDeveloperNames,
   demoPlans,
   demoStates,
@@ -112,6 +115,7 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
   if (options.projects >= RENDER_AHEAD_FROM) media.renderAhead(projectPictures());
   const reference = await ensureReferenceData(commands, clock, media);
   await ensurePlans(commands);
+  await ensureCurrencyRates(commands);
   options.logger?.info({ projects: options.projects, startAt }, 'reference data ready; seeding projects');
 
   const seeded: SeededProject[] = [];
@@ -152,13 +156,13 @@ const createdSchema = z.looseObject({ id: z.number().int().positive() });
 export class CommandRunner {
   count = 0;
   private readonly routes = new Map<string, AdminRoute>(
-    [...referenceDataRoutes, ...projectRoutes, ...accessRoutes].map((route) => [route.operationId, route]),
+    [...referenceDataRoutes, ...projectRoutes, ...accessRoutes, ...currencyRateRoutes].map((route) => [route.operationId, route]),
   );
 
   constructor(readonly deps: AdminDeps) {}
 
   /** Parses params and body with the route's schemas (as the admin router does), then runs its handler. */
-  async run(operationId: string, params: Record<string, number>, body?: unknown): Promise<AdminRouteResult> {
+  async run(operationId: string, params: Record<string, number | string>, body?: unknown): Promise<AdminRouteResult> {
     const route = this.routes.get(operationId);
     if (!route) throw new Error(`The admin route tables have no operation ${operationId}.`);
     const parsedParams = route.params.safeParse(params);
@@ -332,6 +336,14 @@ async function idBySlug(eventStore: EventStore, resourceType: string, slug: stri
 async function ensurePlans(commands: CommandRunner): Promise<void> {
   for (const plan of demoPlans) {
     if ((await idBySlug(commands.deps.eventStore, 'plan', plan.key)) === null) await commands.create('createPlan', plan);
+  }
+}
+
+/** A rate an editor has set or removed since is theirs: only a currency that never had one is set. */
+async function ensureCurrencyRates(commands: CommandRunner): Promise<void> {
+  for (const { code, per_aed } of demoCurrencyRates) {
+    const history = await loadAggregate(commands.deps.eventStore, currencyRateAggregate, currencyRateId(code));
+    if (history === null) await commands.run('setCurrencyRate', { currencyCode: code }, { per_aed });
   }
 }
 

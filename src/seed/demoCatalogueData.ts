@@ -414,3 +414,13 @@ export const demoPlans: DemoPlan[] = [
     },
   },
 ];
+
+/**
+ * Rates of the currencies without a dollar peg, so demo brochures can print prices in them: units one AED
+ * buys, about the market in 2025 (USD and SAR need none: their pegs stand).
+ */
+export const demoCurrencyRates: ReadonlyArray<{ code: 'EUR' | 'GBP' | 'INR'; per_aed: number }> = [
+  { code: 'EUR', per_aed: 0.2515 },
+  { code: 'GBP', per_aed: 0.2145 },
+  { code: 'INR', per_aed: 22.74 },
+];

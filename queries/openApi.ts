@@ -8,6 +8,7 @@ import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute 
 import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
 import { mediaFilesPaths } from './mediaFiles.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../src/pdf/idempotencyStore.js';
 import { PDF_CURRENCIES, pdfRequestBodySchema, pdfRequestQuerySchema } from '../src/pdf/pdfOptions.js';
 import { PDF_ENTITLEMENTS, PDF_SCOPES, PROJECT_PDF_PATH, pdfResultSchema } from './projectPdf.js';
 import { projectParams } from './projects.js';
@@ -289,19 +290,28 @@ const pdfQuotaSchema = z.object({ limit: z.number().int(), used: z.number().int(
 const PDF_ERROR_RESPONSES = {
   unprocessable: errorResponse(
     'PdfValidationFailed',
-    'The brochure cannot be made as asked.',
-    ['VALIDATION_FAILED'],
-    'VALIDATION_FAILED: details.fields maps every offending input to its problem: `body.<field>` (unknown fields, bad types, a repeated ' +
+    'The brochure cannot be made as asked, or the Idempotency-Key was used for another request.',
+    ['VALIDATION_FAILED', 'IDEMPOTENCY_KEY_REUSED'],
+    'IDEMPOTENCY_KEY_REUSED: the key was used by this client in the last 24 hours with a different request (details.header). ' +
+      'VALIDATION_FAILED: details.fields maps every offending input to its problem: `body.<field>` (unknown fields, bad types, a repeated ' +
       "section or unit type, an unknown language or section, a currency that is neither the project's own nor one with a kept rate, a " +
       "unit type that is not the project's), `query.agent_profile_id` (not an integer, or different from the body's), `body.template` (the " +
       'message names it and lists the usable designs) and `body.agent_profile_id` (the message names the id and why: it does not exist, ' +
-      "is not one of the caller's profiles, or is not approved). Malformed JSON is named `body`.",
+      "is not one of the caller's profiles, or is not approved) and `header.Idempotency-Key` (not 1 to 255 visible ASCII characters). " +
+      'Malformed JSON is named `body`.',
+  ),
+  idempotencyKeyInUse: errorResponse(
+    'IdempotencyKeyInUse',
+    'A request with this Idempotency-Key is still being answered. Nothing was done; retry after a moment to get its result (a replay).',
+    ['IDEMPOTENCY_KEY_IN_USE'],
+    'IDEMPOTENCY_KEY_IN_USE: details.header names the header.',
   ),
   rendererUnavailable: errorResponse(
     'RendererUnavailable',
-    'The brochure could not be rendered: no renderer took the job, or the browser failed. Nothing was cached; the PDF unit spent is not refunded. Retry later.',
-    ['RENDERER_UNAVAILABLE'],
-    'RENDERER_UNAVAILABLE.',
+    'The brochure could not be rendered: no renderer took the job, or the browser failed. Nothing was cached; the PDF unit spent is not refunded. ' +
+      'Or (SERVICE_UNAVAILABLE) Idempotency-Key could not be checked. Retry later.',
+    ['RENDERER_UNAVAILABLE', 'SERVICE_UNAVAILABLE'],
+    'RENDERER_UNAVAILABLE: the render failed. SERVICE_UNAVAILABLE: the idempotency store did not answer (details.retry_after_seconds).',
   ),
   renderTimeout: errorResponse(
     'RenderTimeout',
@@ -354,6 +364,8 @@ The body is optional JSON; every field has a default (see PdfRequest). \`templat
 
 Every brochure has a fingerprint (SHA-256 of the project, its last update, the design and its version, the branding page setting, the agent profile and its revision, language, currency and rate, sections, unit types). When a PDF of the fingerprint exists it is reused: \`cached: true\`, no PDF unit spent (it is still an ordinary request for the request limits). Otherwise one PDF unit is spent and the brochure is rendered by a worker while the request waits (up to the render deadline, 30 s by default); concurrent requests of one fingerprint render it once. A failed render (503 RENDERER_UNAVAILABLE, 504 RENDER_TIMEOUT) is not cached and its unit is not refunded; the next request renders again.
 
+Idempotency-Key (optional, 1 to 255 visible ASCII characters) is remembered per client for 24 hours from the answer. The same key with the same request (the same project and the same brochure asked for, whatever the catalogue holds meanwhile) answers the first result again with a fresh link and \`idempotent_replay: true\`: no render, no PDF unit. The same key with a different request is 422 IDEMPOTENCY_KEY_REUSED. While the first request is still being answered, the key is 409 IDEMPOTENCY_KEY_IN_USE (nothing is done; retry to get the replay). A request that fails (4xx after the checks, 429, 503, 504) leaves the key free for its retry.
+
 404 for a project the key cannot see (as GET /projects/{project}); 403 EVALUATION_PREVIEW_ONLY in Evaluation Mode.`;
 
 /** POST /v1/projects/{project}/pdf: keyed, limited and signed like every /v1 call, with the PDF limits on top. */
@@ -366,12 +378,24 @@ function projectPdfOperation(): ZodOpenApiOperationObject {
     requestParams: {
       path: projectParams,
       query: pdfRequestQuerySchema,
-      header: z.object({ 'X-Request-Id': requestIdParameter, ...signingParameters }),
+      header: z.object({
+        'X-Request-Id': requestIdParameter,
+        'Idempotency-Key': z
+          .string()
+          .regex(IDEMPOTENCY_KEY_PATTERN)
+          .optional()
+          .meta({
+            description: 'Makes a retry safe: the same key and request within 24 hours answer the first result (see above).',
+            param: { id: 'IdempotencyKey' },
+          }),
+        ...signingParameters,
+      }),
     },
     requestBody: { required: false, content: { 'application/json': { schema: pdfRequestBodySchema } } },
     responses: {
       '200': {
-        description: 'The brochure: rendered now (`cached: false`) or reused (`cached: true`).',
+        description:
+          'The brochure: rendered now (`cached: false`), reused (`cached: true`), or the answer of an earlier request with the same Idempotency-Key (`idempotent_replay: true`).',
         headers: z.object({
           'X-Request-Id': requestIdHeader,
           'X-Access-Mode': accessModeHeader,
@@ -388,6 +412,7 @@ function projectPdfOperation(): ZodOpenApiOperationObject {
       '401': ERROR_RESPONSES.unauthenticated,
       '403': ERROR_RESPONSES.forbidden,
       '404': ERROR_RESPONSES.notFound,
+      '409': PDF_ERROR_RESPONSES.idempotencyKeyInUse,
       '413': WEBHOOK_ERROR_RESPONSES.payloadTooLarge,
       '415': WEBHOOK_ERROR_RESPONSES.unsupportedMediaType,
       '422': PDF_ERROR_RESPONSES.unprocessable,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { AGENT_PROFILES, type AgentProfileDoc } from '../projections/agentProfiles.js';
@@ -6,6 +7,7 @@ import { PROJECTS, type ProjectDoc } from '../projections/projects.js';
 import type { AccessContext, Entitlement, Scope } from '../src/access/accessContext.js';
 import { AccessRefused } from '../src/access/accessRefusals.js';
 import type { BlobStore } from '../src/blobStore/blobStore.js';
+import { assertNever } from '../src/domain/decider.js';
 import { ApiError, NotFound, ValidationFailed } from '../src/domain/errors.js';
 import { accessOf, requireGrants } from '../src/http/apiAuth.js';
 import { createHostGuard, type HostGuard } from '../src/http/hostGuard.js';
@@ -18,6 +20,7 @@ import type { LinkSigner } from '../src/http/signedLinks.js';
 import { issuesToFields } from '../src/http/validation.js';
 import type { JobQueue } from '../src/jobQueue/jobQueue.js';
 import type { Limits } from '../src/limits/limits.js';
+import { IDEMPOTENCY_KEY_PATTERN, IdempotencyKeyInUse, IdempotencyKeyReused, type IdempotencyStore } from '../src/pdf/idempotencyStore.js';
 import type { PdfConsumeResult, PdfLimiter, PdfQuotaState } from '../src/pdf/pdfLimits.js';
 import {
   brochureFingerprint,
@@ -71,6 +74,8 @@ export interface ProjectPdfDeps {
   waitTimeoutMs: number;
   /** How many AED one unit of each currency is worth (src/pdf/currencyRates.ts). */
   currencyRates: () => Promise<Readonly<Record<string, number>>>;
+  /** Idempotency-Key: what each of a client's keys answered (24 h). */
+  idempotency: IdempotencyStore<IdempotentPdfAnswer>;
   publicBaseUrl?: string;
   /** How often the worker's result is looked for; 100 ms by default. */
   pollIntervalMs?: number;
@@ -159,20 +164,44 @@ interface PreparedBrochure {
   fileName: string;
 }
 
-function parseInput(received: unknown, req: Request): PdfRequestBody {
+/** What an earlier request with the same Idempotency-Key answered, less its link (a replay gets a fresh one). */
+export interface IdempotentPdfAnswer {
+  fingerprint: string;
+  blob_key: string;
+  file_name: string;
+  pages: number;
+  bytes: number;
+  cached: boolean;
+  template: string;
+  language: string;
+}
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+const IDEMPOTENCY_KEY_FIELD = `header.${IDEMPOTENCY_KEY_HEADER}`;
+
+interface ParsedInput {
+  body: PdfRequestBody;
+  idempotencyKey: string | null;
+}
+
+function parseInput(received: unknown, req: Request): ParsedInput {
   const body = pdfRequestBodySchema.safeParse(received ?? {});
   const query = pdfRequestQuerySchema.safeParse({ ...req.query });
+  const idempotencyKey = req.get(IDEMPOTENCY_KEY_HEADER) ?? null;
   const fields: Record<string, string> = {};
   if (!body.success) issuesToFields('body', body.error.issues, fields);
   if (!query.success) issuesToFields('query', query.error.issues, fields);
-  if (!body.success || !query.success) throw new ValidationFailed(fields);
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+    fields[IDEMPOTENCY_KEY_FIELD] = 'must be 1 to 255 visible ASCII characters (no spaces)';
+  }
+  if (!body.success || !query.success || Object.keys(fields).length > 0) throw new ValidationFailed(fields);
   const fromQuery = query.data.agent_profile_id;
   const fromBody = body.data.agent_profile_id;
   if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
     throw new ValidationFailed({ 'query.agent_profile_id': `differs from body.agent_profile_id (${fromQuery} and ${fromBody})` });
   }
   const agentProfileId = fromBody ?? fromQuery;
-  return { ...body.data, ...(agentProfileId === undefined ? {} : { agent_profile_id: agentProfileId }) };
+  return { body: { ...body.data, ...(agentProfileId === undefined ? {} : { agent_profile_id: agentProfileId }) }, idempotencyKey };
 }
 
 function chosenTemplate(requested: string | undefined, settings: EffectivePdfSettings): PdfTemplate {
@@ -336,53 +365,117 @@ async function consumeRequestLimits(res: Response, access: AccessContext, limits
  */
 type InFlight = Map<string, Promise<PdfRenderDoc>>;
 
+/**
+ * The brochure's stored PDF: the cached one, else a render of this process's request already waiting for it,
+ * else a new render, for which one PDF unit is spent first.
+ */
+async function brochureOf(
+  res: Response,
+  access: AccessContext,
+  prepared: PreparedBrochure,
+  deps: ProjectPdfDeps,
+  inFlight: InFlight,
+): Promise<{ record: PdfRenderDoc; cached: boolean }> {
+  const record = await cachedRender(deps, prepared.fingerprint);
+  if (record) return { record, cached: true };
+  // No await between looking for a render in flight and registering this one: concurrent requests of
+  // one fingerprint find the first.
+  const joined = inFlight.get(prepared.fingerprint);
+  if (joined) return { record: await joined, cached: true };
+  const rendering = (async () => {
+    if (deps.pdfLimits !== null) {
+      const outcome = await deps.pdfLimits.consume(access.clientId, (await pdfSettingsOf(deps.readStore, access)).limits);
+      setPdfLimitHeaders(res, outcome);
+      if (!outcome.allowed) throw new PdfLimitExceeded(outcome);
+    }
+    return rendered(deps, prepared);
+  })();
+  inFlight.set(prepared.fingerprint, rendering);
+  try {
+    return { record: await rendering, cached: false };
+  } finally {
+    inFlight.delete(prepared.fingerprint);
+  }
+}
+
+/**
+ * What makes two requests with one Idempotency-Key the same request: the project and the brochure asked for
+ * (design, language, currency, sections, unit types, agent profile), as resolved, so `template: "Classic"`
+ * and `"classic"` are the same request, but not what the catalogue holds (a project edited in between
+ * does not make a retry a different request).
+ */
+function requestHashOf(request: BrochureRequest): string {
+  const { projectId, template, language, currency, sections, unitTypeIds, agentProfileId } = request;
+  return createHash('sha256')
+    .update(JSON.stringify([projectId, template, language, currency.code, sections, unitTypeIds, agentProfileId]))
+    .digest('hex');
+}
+
+function sendPdf(res: Response, deps: ProjectPdfDeps, baseUrl: string, answer: IdempotentPdfAnswer, replay: boolean): void {
+  const link = deps.linkSigner.sign(storedDocumentPath('pdf', answer.blob_key, answer.file_name), deps.clock());
+  const result: PdfResult = {
+    download_url: `${baseUrl}${link.pathAndQuery}`,
+    cached: answer.cached,
+    idempotent_replay: replay,
+    expires_at: link.expiresAt.toISOString(),
+    fingerprint: answer.fingerprint,
+    pages: answer.pages,
+    bytes: answer.bytes,
+    template: answer.template,
+    language: answer.language,
+  };
+  res.setHeader('Cache-Control', 'no-store');
+  sendData(res, result);
+}
+
 async function generate(req: Request, res: Response, deps: ProjectPdfDeps, inFlight: InFlight, baseUrl: string): Promise<void> {
   const access = accessOf(res);
   requireGrants(access, PDF_SCOPES, PDF_ENTITLEMENTS);
   if (access.evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
   const input = parseInput(await jsonBodyOf(req), req);
-  const prepared = await prepare(String(req.params.project), input, access, deps);
+  const prepared = await prepare(String(req.params.project), input.body, access, deps);
   await consumeRequestLimits(res, access, deps.limits);
 
-  let cached = true;
-  let record = await cachedRender(deps, prepared.fingerprint);
-  if (!record) {
-    // No await between looking for a render in flight and registering this one: concurrent requests of
-    // one fingerprint find the first.
-    const joined = inFlight.get(prepared.fingerprint);
-    if (joined) record = await joined;
-    else {
-      cached = false;
-      const rendering = (async () => {
-        if (deps.pdfLimits !== null) {
-          const outcome = await deps.pdfLimits.consume(access.clientId, (await pdfSettingsOf(deps.readStore, access)).limits);
-          setPdfLimitHeaders(res, outcome);
-          if (!outcome.allowed) throw new PdfLimitExceeded(outcome);
-        }
-        return rendered(deps, prepared);
-      })();
-      inFlight.set(prepared.fingerprint, rendering);
-      try {
-        record = await rendering;
-      } finally {
-        inFlight.delete(prepared.fingerprint);
-      }
-    }
-  }
-  const link = deps.linkSigner.sign(storedDocumentPath('pdf', record.blob_key, prepared.fileName), deps.clock());
-  const result: PdfResult = {
-    download_url: `${baseUrl}${link.pathAndQuery}`,
-    cached,
-    idempotent_replay: false,
-    expires_at: link.expiresAt.toISOString(),
-    fingerprint: prepared.fingerprint,
-    pages: record.pages,
-    bytes: record.bytes,
-    template: prepared.request.template,
-    language: prepared.request.language,
+  const produce = async (): Promise<IdempotentPdfAnswer> => {
+    const { record, cached } = await brochureOf(res, access, prepared, deps, inFlight);
+    return {
+      fingerprint: prepared.fingerprint,
+      blob_key: record.blob_key,
+      file_name: prepared.fileName,
+      pages: record.pages,
+      bytes: record.bytes,
+      cached,
+      template: prepared.request.template,
+      language: prepared.request.language,
+    };
   };
-  res.setHeader('Cache-Control', 'no-store');
-  sendData(res, result);
+  const key = input.idempotencyKey;
+  if (key === null) return sendPdf(res, deps, baseUrl, await produce(), false);
+
+  const reservation = await deps.idempotency.reserve(access.clientId, key, requestHashOf(prepared.request));
+  switch (reservation.status) {
+    case 'mismatch':
+      throw new IdempotencyKeyReused();
+    case 'in_flight':
+      throw new IdempotencyKeyInUse();
+    case 'completed':
+      return sendPdf(res, deps, baseUrl, reservation.result, true);
+    case 'new': {
+      let answer: IdempotentPdfAnswer;
+      try {
+        answer = await produce();
+      } catch (error) {
+        // A failed request leaves the key free for its retry. Should the release fail too, the reservation
+        // lapses at the end of its lease; the request's own failure is the answer either way.
+        await deps.idempotency.release(access.clientId, key, reservation.token).catch(() => undefined);
+        throw error;
+      }
+      await deps.idempotency.complete(access.clientId, key, reservation.token, answer);
+      return sendPdf(res, deps, baseUrl, answer, false);
+    }
+    default:
+      return assertNever(reservation);
+  }
 }
 
 export const PROJECT_PDF_PATH = '/projects/:project/pdf';

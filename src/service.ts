@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { aedValuesIn } from '../projections/currencyRates.js';
 import { allProjections } from '../projections/index.js';
 import { pollingReadModels } from '../workers/webhooks/webhookDispatcher.js';
 import { startWebhookWorker, type WebhookWorker } from '../workers/webhooks/webhookWorker.js';
@@ -40,10 +42,13 @@ import { blobStoredFiles } from './uploads/blobStoredFiles.js';
 import { openUploadStaging } from './uploads/staging.js';
 import { createUploadReceiver } from './uploads/uploadReceiver.js';
 import { startPdfRenderJobs } from '../workers/pdf/pdfRenderJob.js';
-import { PEGGED_AED_RATES } from './pdf/currencyRates.js';
 import { createInProcessPdfLimiter } from './pdf/pdfLimits.js';
 import { PDF_RENDER_QUEUE, type BrochureRendering } from './pdf/pdfRenders.js';
 import { createRedisPdfLimiter } from './pdf/redisPdfLimits.js';
+import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from './pdf/idempotencyStore.js';
+import { createRedisIdempotencyStore } from './pdf/redisIdempotencyStore.js';
+import { createSqliteIdempotencyStore } from './pdf/sqliteIdempotencyStore.js';
+import type { IdempotentPdfAnswer } from '../queries/projectPdf.js';
 
 /** What one process runs: the HTTP API, the projections, the background workers; all three by default. */
 export const ROLES = ['api', 'projector', 'worker'] as const;
@@ -231,6 +236,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         );
       }
       const linkSigner = createLinkSigner(await linkSigningSecretFor(config, logger), config.signedLinkTtlSeconds);
+      const pdfWaitTimeoutMs = config.pdf.renderTimeoutMs + PDF_HAND_OFF_MS;
+      const idempotency = openIdempotencyStore(config, options.stores !== undefined, pdfWaitTimeoutMs, now);
+      cleanups.push(() => idempotency.close());
       const publicApi = createPublicApi({
         ...stores,
         cache,
@@ -244,8 +252,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           pdfLimits,
           queue: pdfQueue!,
           // The worker's deadline, plus the hand-off through the queue.
-          waitTimeoutMs: config.pdf.renderTimeoutMs + PDF_HAND_OFF_MS,
-          currencyRates: async () => PEGGED_AED_RATES,
+          waitTimeoutMs: pdfWaitTimeoutMs,
+          idempotency,
+          currencyRates: () => aedValuesIn(stores.readStore),
         },
       });
       const storedFiles = blobStoredFiles(blobStore);
@@ -415,6 +424,24 @@ function openJobQueue(name: JobQueueName, config: Config, storesHandedIn: boolea
 
 /** How long a PDF request waits beyond the render deadline for the job to reach a worker and its record to come back. */
 const PDF_HAND_OFF_MS = 5_000;
+
+/**
+ * Idempotency-Key of PDF requests: Redis on REDIS_URL, else DATA_DIR/idempotency.sqlite (in memory for tests
+ * that hand in their stores). A reservation outlives the longest wait for a render, so it lapses only when
+ * its request died.
+ */
+function openIdempotencyStore(
+  config: Config,
+  storesHandedIn: boolean,
+  pdfWaitTimeoutMs: number,
+  now: () => number,
+): IdempotencyStore<IdempotentPdfAnswer> {
+  const times = { retentionMs: IDEMPOTENCY_RETENTION_MS, inFlightLeaseMs: pdfWaitTimeoutMs + PDF_HAND_OFF_MS, now };
+  if (config.redisUrl) return createRedisIdempotencyStore(config.redisUrl, { ...times, prefix: 'pdf-idempotency' });
+  return createSqliteIdempotencyStore({ ...times, file: storesHandedIn ? ':memory:' : join(config.dataDir, IDEMPOTENCY_FILE_NAME) });
+}
+
+const IDEMPOTENCY_FILE_NAME = 'idempotency.sqlite';
 
 const WEBHOOK_QUEUE = 'webhook-deliveries';
 

@@ -204,6 +204,18 @@ describe('GET /v1/openapi.yaml', () => {
       expect(answer.status).toBe(status);
       expectDocumented(PDF_PATH, answer, 'post');
     }
+    const withKey = (idempotencyKey: string, template: string) =>
+      api.get('/projects/1/pdf', key, { method: 'POST', body: { template }, headers: { 'idempotency-key': idempotencyKey } });
+    const [inUse, timedOut] = await Promise.all([
+      withKey('key-1', 'minimal'),
+      new Promise((resolve) => setTimeout(resolve, 200)).then(() => withKey('key-1', 'minimal')),
+    ]).then((answers) => answers.sort((a, b) => a.status - b.status));
+    expect([inUse!.status, timedOut!.status]).toEqual([409, 504]);
+    expectDocumented(PDF_PATH, inUse!, 'post');
+    expect((await withKey('key-2', 'classic')).status).toBe(200);
+    const reused = await withKey('key-2', 'editorial');
+    expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expectDocumented(PDF_PATH, reused, 'post');
     const limited = await api.issue();
     expect(
       (await api.admin('PATCH', `/clients/${limited.clientId}`, { pdf_limits: { per_minute: 1, daily: 10, monthly: 10 } })).status,

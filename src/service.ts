@@ -41,6 +41,7 @@ import { seedDemoClient, writeDemoApiKeyFile } from './seed/demoClient.js';
 import { blobStoredFiles } from './uploads/blobStoredFiles.js';
 import { openUploadStaging } from './uploads/staging.js';
 import { createUploadReceiver } from './uploads/uploadReceiver.js';
+import { createBrochureRenderer } from '../workers/pdf/brochureRenderer.js';
 import { startPdfRenderJobs } from '../workers/pdf/pdfRenderJob.js';
 import { createInProcessPdfLimiter } from './pdf/pdfLimits.js';
 import { PDF_RENDER_QUEUE, type BrochureRendering } from './pdf/pdfRenders.js';
@@ -90,8 +91,8 @@ export interface StartServiceOptions {
   /** The jitter of webhook retries, in [0, 1); Math.random by default. */
   webhookRandom?: () => number;
   /**
-   * The brochure renderer of the worker role (tests hand in a double). Without one the worker role takes no
-   * PDF jobs: P1's Chromium renderer (workers/pdf/brochureRenderer.ts) is wired here once it lands.
+   * The brochure renderer of the worker role (tests hand in a double); by default the Chromium one of
+   * workers/pdf/brochureRenderer.ts, configured by CHROMIUM_PATH and the PDF_* variables.
    */
   brochureRenderer?: BrochureRendering & { close?(): Promise<void> };
 }
@@ -324,22 +325,35 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       });
       webhookWorker = started;
       cleanups.push(() => started.stop());
-      const renderer = options.brochureRenderer;
-      if (renderer) {
-        if (renderer.close) cleanups.push(() => renderer.close!());
-        const consumer = startPdfRenderJobs({
-          queue: pdfQueue!,
-          renderer,
+      const pdfLogger = logger.child({ component: 'pdf' });
+      // Chromium starts with the first render, so a worker that renders nothing never launches it.
+      const renderer =
+        options.brochureRenderer ??
+        createBrochureRenderer({
           readStore: stores.readStore,
-          blobs: blobStore,
+          blobStore,
+          derivatives: imageDerivatives,
+          ...(config.pdf.chromiumPath === undefined ? {} : { chromiumPath: config.pdf.chromiumPath }),
           concurrency: config.pdf.renderConcurrency,
           renderTimeoutMs: config.pdf.renderTimeoutMs,
-          clock,
-          logger: logger.child({ component: 'pdf' }),
+          restartAfterJobs: config.pdf.browserRestartAfterJobs,
+          tiles: { urlTemplate: config.pdf.tileUrl, userAgent: config.pdf.tileUserAgent, timeoutMs: PDF_MAP_TILES_TIMEOUT_MS },
+          logger: pdfLogger,
         });
-        // Pushed after the renderer's close, so it runs before it: running renders finish first.
-        cleanups.push(() => consumer.stop());
-      } else logger.warn({ component: 'pdf' }, 'no brochure renderer: this worker takes no PDF jobs');
+      if (renderer.close) cleanups.push(() => renderer.close!());
+      const consumer = startPdfRenderJobs({
+        queue: pdfQueue!,
+        renderer,
+        readStore: stores.readStore,
+        blobs: blobStore,
+        concurrency: config.pdf.renderConcurrency,
+        renderTimeoutMs: config.pdf.renderTimeoutMs,
+        clock,
+        // The job names its component in each line itself.
+        logger,
+      });
+      // Pushed after the renderer's close, so it runs before it: running renders finish first.
+      cleanups.push(() => consumer.stop());
     }
 
     let stopping: Promise<ShutdownOutcome> | null = null;
@@ -421,6 +435,9 @@ function openJobQueue(name: JobQueueName, config: Config, storesHandedIn: boolea
   if (storesHandedIn) return createSqliteJobQueue({ ...settings, onError, file: ':memory:', queue: name, now: clock });
   return createJobQueue(name, { ...settings, onError, prefix, dataDir: config.dataDir, redisUrl: config.redisUrl, now: clock });
 }
+
+/** How long the tiles of one brochure's map may take to arrive before its location page shows the coordinates instead. */
+const PDF_MAP_TILES_TIMEOUT_MS = 5_000;
 
 /** How long a PDF request waits beyond the render deadline for the job to reach a worker and its record to come back. */
 const PDF_HAND_OFF_MS = 5_000;

@@ -40,7 +40,7 @@ export interface TestAppOptions {
   logDestination?: DestinationStream;
   /** Keep the event store, read store and blobs in files there, so a later app on the same directory is a restart. */
   dataDir?: string;
-  /** The worker role's brochure renderer (test/pdf hands in a double); none: the worker takes no PDF jobs. */
+  /** The worker role's brochure renderer (test/pdf hands in a double); none: the Chromium one, started by the first render. */
   brochureRenderer?: StartServiceOptions['brochureRenderer'];
 }
 

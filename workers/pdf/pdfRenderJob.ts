@@ -50,6 +50,10 @@ async function renderWithDeadline(deps: PdfRenderJobDeps, data: PdfRenderJobData
   }
 }
 
+/** This job's deadline, or the renderer's own (its RenderTimeoutError carries the code). */
+const timedOut = (error: unknown): boolean =>
+  error instanceof RenderDeadlinePassed || (error instanceof Error && (error as Error & { code?: unknown }).code === 'RENDER_TIMEOUT');
+
 /**
  * One 'pdf-renders' job: render, store the PDF in the blob store, then record it under the fingerprint
  * (the API waits for that record). A job already rendered (a rerun after a crash between storing and
@@ -79,7 +83,7 @@ export async function runPdfRenderJob(job: Job, deps: PdfRenderJobDeps): Promise
     );
     return { status: 'completed' };
   } catch (error) {
-    const code: PdfFailureCode = error instanceof RenderDeadlinePassed ? 'RENDER_TIMEOUT' : 'RENDERER_UNAVAILABLE';
+    const code: PdfFailureCode = timedOut(error) ? 'RENDER_TIMEOUT' : 'RENDERER_UNAVAILABLE';
     const previous = await readStore.get<PdfRenderFailureDoc>(PDF_RENDER_FAILURES, data.fingerprint);
     const failure: PdfRenderFailureDoc = {
       _id: data.fingerprint,

@@ -3,7 +3,7 @@
  * Layers, top to bottom: the composition root (src/main.ts, src/service.ts, src/cli/) wires everything;
  * delivery (src/http/, queries/, workers/, src/seed/) answers requests and runs jobs, handling files through
  * src/uploads/ and src/media/; the write side (commands/) and the read side (projections/ on
- * src/projectionEngine/) sit on the domain (src/domain/, src/catalogue/, src/access/, src/limits/, src/webhooks/); ports and
+ * src/projectionEngine/) sit on the domain (src/domain/, src/catalogue/, src/access/, src/limits/, src/webhooks/, src/pdf/); ports and
  * adapters (src/eventStore/, src/readStore/, src/blobStore/, src/jobQueue/, src/cache/) and the foundation (src/vocabulary/,
  * config, logger, dataDir) are at the bottom.
  * Arrows point down only, adapters are chosen by the composition root alone, and there are no circles.
@@ -13,7 +13,7 @@ const compositionRoot = '^src/(main|service)[.]ts$|^src/cli/';
 const delivery = '^(src/http|queries|workers|src/seed)/';
 const files = '^src/(uploads|media)/';
 const readSide = '^(projections|src/projectionEngine)/';
-const domain = '^(src/domain|src/catalogue|src/access|src/limits|src/webhooks)/';
+const domain = '^(src/domain|src/catalogue|src/access|src/limits|src/webhooks|src/pdf)/';
 const foundation = '^src/vocabulary/|^src/(config|logger|dataDir|typeScriptWorker)[.]ts$';
 const stores = '^src/(eventStore|readStore|blobStore|jobQueue|cache)/';
 // The blob garbage collector is no adapter: it works on the two ports (blobs, events), for src/cli/blobGc.ts.
@@ -124,7 +124,7 @@ module.exports = {
         'Stores keep bytes and documents; they know no aggregate, command, read model, file handling or request path (src/domain/ helpers such as assertNever are fine).',
       severity: 'error',
       from: { path: stores },
-      to: { path: `${delivery}|${files}|${readSide}|^commands/|^src/(catalogue|access|limits|webhooks)/` },
+      to: { path: `${delivery}|${files}|${readSide}|^commands/|^src/(catalogue|access|limits|webhooks|pdf)/` },
     },
   ],
   options: {

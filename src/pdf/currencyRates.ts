@@ -37,6 +37,3 @@ export function effectiveRates(editorRates: Readonly<Partial<Record<RatedCurrenc
 export function aedValuesOf(rates: readonly EffectiveRate[]): Record<string, number> {
   return Object.fromEntries(rates.flatMap(({ code, per_aed }) => (per_aed === null ? [] : [[code, 1 / per_aed]])));
 }
-
-/** The rates in force before any editor sets one: AED and the pegs, as AED per unit. */
-export const PEGGED_AED_RATES: Readonly<Record<string, number>> = aedValuesOf(effectiveRates({}));

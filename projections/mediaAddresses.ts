@@ -13,15 +13,9 @@ import {
   type ProjectionContext,
   type Recorded,
 } from '../src/projectionEngine/projection.js';
+import type { ReadStore } from '../src/readStore/readStore.js';
 
 export const MEDIA_ADDRESSES = 'media_addresses';
-/** Per project, the media ids of its pictures: what a project's deletion empties, found without a query. */
-export const PROJECT_MEDIA_IDS = 'media_addresses_by_project';
-
-interface ProjectMediaIdsDoc extends PositionedDoc {
-  _id: number;
-  media_ids: string[];
-}
 
 /**
  * A picture an address names. `slot` tells which picture of the media id it is: empty for every media id that
@@ -46,18 +40,45 @@ export interface EarlierImage {
  * The image addresses of one media id (`{base}/media/{media_id}/{key}...`): the pictures it shows now, none
  * once removed or its project deleted, and the keys it showed before.
  */
-export interface MediaAddressDoc extends PositionedDoc {
-  /**
-   * The media id as it appears in addresses: a gallery picture's media id ("42"), or its owner's form
-   * (queries/representations.ts, queries/projectResources.ts): `developer-{id}`, `community-{id}`,
-   * `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}`, `agent-profile-{id}`.
-   */
-  _id: string;
-  /** The project whose deletion removes these pictures; null for developer logos, community banners and agent portraits. */
-  project_id: number | null;
+export interface MediaAddress {
   current: AddressedImage[];
   /** In the order the keys were left; a key is never both current and earlier. */
   earlier: EarlierImage[];
+}
+
+/**
+ * The image addresses of one owning record: a project (its gallery pictures, floor plans, floor plates and
+ * video thumbnail), a developer (logo), a community (banner) or an agent profile (portrait). One document
+ * per owner rather than per media id: a rebuild writes a project's document about once per batch however
+ * many of its pictures the batch adds, and a project's deletion finds every address of it in one place.
+ */
+export interface MediaAddressesDoc extends PositionedDoc {
+  /** See ownerId. */
+  _id: string;
+  /**
+   * The media ids as they appear in addresses: a gallery picture's media id ("42"), or its owner's form
+   * (queries/representations.ts, queries/projectResources.ts): `developer-{id}`, `community-{id}`,
+   * `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}`, `agent-profile-{id}`. Indexed (multikey):
+   * an address finds its document by it.
+   */
+  media_ids: string[];
+  /** addresses[i] is the address of media_ids[i]. */
+  addresses: MediaAddress[];
+}
+
+type Owner = 'project' | 'developer' | 'community' | 'agent-profile';
+/** The document of an owning record: `project-{id}`, `developer-{id}`, `community-{id}`, `agent-profile-{id}`. */
+const ownerId = (owner: Owner, id: number): string => `${owner}-${id}`;
+
+/** The address of a media id as its document holds it; null when the document has none. */
+export function addressIn(doc: MediaAddressesDoc | null, mediaId: string): MediaAddress | null {
+  const index = doc ? doc.media_ids.indexOf(mediaId) : -1;
+  return index === -1 ? null : doc!.addresses[index]!;
+}
+
+/** The address of a media id, found through the multikey index on `media_ids`; null for one never recorded. */
+export async function mediaAddressOf(readStore: Pick<ReadStore, 'findOne'>, mediaId: string): Promise<MediaAddress | null> {
+  return addressIn(await readStore.findOne<MediaAddressesDoc>(MEDIA_ADDRESSES, { media_ids: mediaId }), mediaId);
 }
 
 export const galleryMediaId = (mediaId: number): string => String(mediaId);
@@ -76,12 +97,12 @@ export type KeyResolution =
  * A current key is served; an earlier key leads to the picture now in its slot; a key never shown, or one
  * whose slot is empty now (removed, project deleted), is unknown.
  */
-export function resolveKey(doc: MediaAddressDoc | null, key: string): KeyResolution {
-  if (!doc) return { kind: 'unknown' };
-  const image = doc.current.find((candidate) => candidate.key === key);
+export function resolveKey(address: MediaAddress | null, key: string): KeyResolution {
+  if (!address) return { kind: 'unknown' };
+  const image = address.current.find((candidate) => candidate.key === key);
   if (image) return { kind: 'current', image };
-  const earlier = doc.earlier.find((candidate) => candidate.key === key);
-  const current = earlier && doc.current.find((candidate) => candidate.slot === earlier.slot);
+  const earlier = address.earlier.find((candidate) => candidate.key === key);
+  const current = earlier && address.current.find((candidate) => candidate.slot === earlier.slot);
   return earlier && current ? { kind: 'earlier', earlier, current } : { kind: 'unknown' };
 }
 
@@ -90,14 +111,8 @@ type SlottedImage = { slot: string; image: ImageRef };
 const SINGLE = '';
 const single = (image: ImageRef | null): SlottedImage[] => (image ? [{ slot: SINGLE, image }] : []);
 
-/** The document once `mediaId` shows `images`: the keys it stops showing become earlier keys. */
-function showing(
-  current: MediaAddressDoc | null,
-  mediaId: string,
-  projectId: number | null,
-  images: readonly SlottedImage[],
-  position: number,
-): MediaAddressDoc {
+/** The address once it shows `images`: the keys it stops showing become earlier keys. */
+function showing(current: MediaAddress | null, images: readonly SlottedImage[]): MediaAddress {
   const next: AddressedImage[] = images.map(({ slot, image }) => ({
     slot,
     key: image.key,
@@ -115,7 +130,7 @@ function showing(
       .filter((image, index) => left.findIndex((other) => other.key === image.key) === index)
       .map(({ slot, key, content_type }) => ({ slot, key, content_type })),
   ];
-  return { _id: mediaId, project_id: projectId, current: next, earlier, _position: position };
+  return { current: next, earlier };
 }
 
 type ImageProjectEvent = ProjectEventOf<
@@ -140,73 +155,108 @@ type AgentPictureEvent = Extract<
 >;
 export type MediaAddressEvent = ImageProjectEvent | ImageOwnerEvent | AgentPictureEvent;
 
+interface Change {
+  /** The owner's document (ownerId). */
+  owner: string;
+  mediaId: string;
+  /** What the media id shows afterwards. */
+  images: SlottedImage[];
+  /** Changes a media id already recorded only: like the aggregate, a replacement or removal of an item never added changes nothing. */
+  onlyIfKnown?: boolean;
+}
+
 /** The media id an event changes and what it shows afterwards; `undefined` when the event leaves it alone. */
-function change(
-  event: Recorded<Exclude<MediaAddressEvent, ProjectEventOf<'ProjectDeleted'>>>,
-): { mediaId: string; projectId: number | null; images: SlottedImage[]; onlyIfKnown?: boolean } | undefined {
+function change(event: Recorded<Exclude<MediaAddressEvent, ProjectEventOf<'ProjectDeleted'>>>): Change | undefined {
   switch (event.type) {
-    case 'DeveloperCreated':
-      return { mediaId: developerMediaId(event.data.developer_id), projectId: null, images: single(event.data.logo) };
+    case 'DeveloperCreated': {
+      const id = event.data.developer_id;
+      return { owner: ownerId('developer', id), mediaId: developerMediaId(id), images: single(event.data.logo) };
+    }
     case 'DeveloperRevised': {
       const { logo } = event.data.changes;
-      return logo === undefined ? undefined : { mediaId: developerMediaId(event.data.developer_id), projectId: null, images: single(logo) };
+      const id = event.data.developer_id;
+      return logo === undefined ? undefined : { owner: ownerId('developer', id), mediaId: developerMediaId(id), images: single(logo) };
     }
-    case 'CommunityCreated':
-      return { mediaId: communityMediaId(event.data.community_id), projectId: null, images: single(event.data.banner) };
+    case 'CommunityCreated': {
+      const id = event.data.community_id;
+      return { owner: ownerId('community', id), mediaId: communityMediaId(id), images: single(event.data.banner) };
+    }
     case 'CommunityRevised': {
       const { banner } = event.data.changes;
-      return banner === undefined
-        ? undefined
-        : { mediaId: communityMediaId(event.data.community_id), projectId: null, images: single(banner) };
+      const id = event.data.community_id;
+      return banner === undefined ? undefined : { owner: ownerId('community', id), mediaId: communityMediaId(id), images: single(banner) };
     }
-    case 'AgentProfileCreated':
-      return { mediaId: agentProfileMediaId(event.data.agent_profile_id), projectId: null, images: single(event.data.picture) };
-    case 'AgentProfilePictureReplaced':
+    case 'AgentProfileCreated': {
+      const id = event.data.agent_profile_id;
+      return { owner: ownerId('agent-profile', id), mediaId: agentProfileMediaId(id), images: single(event.data.picture) };
+    }
+    case 'AgentProfilePictureReplaced': {
+      const id = event.data.agent_profile_id;
       return {
-        mediaId: agentProfileMediaId(event.data.agent_profile_id),
-        projectId: null,
+        owner: ownerId('agent-profile', id),
+        mediaId: agentProfileMediaId(id),
         images: single(event.data.picture),
         onlyIfKnown: true,
       };
+    }
     // A deleted profile's portrait leaves its addresses, as a deleted project's pictures do.
     case 'AgentProfilePictureRemoved':
-    case 'AgentProfileDeleted':
-      return { mediaId: agentProfileMediaId(event.data.agent_profile_id), projectId: null, images: [], onlyIfKnown: true };
+    case 'AgentProfileDeleted': {
+      const id = event.data.agent_profile_id;
+      return { owner: ownerId('agent-profile', id), mediaId: agentProfileMediaId(id), images: [], onlyIfKnown: true };
+    }
     case 'FloorPlanAdded': {
       const { floor_plan } = event.data;
-      return { mediaId: floorPlanMediaId(floor_plan.floor_plan_id), projectId: event.data.project_id, images: single(floor_plan.image) };
+      return {
+        owner: ownerId('project', event.data.project_id),
+        mediaId: floorPlanMediaId(floor_plan.floor_plan_id),
+        images: single(floor_plan.image),
+      };
     }
-    // Like the aggregate, a replacement or removal of an item that was never added changes nothing.
     case 'FloorPlanImageReplaced':
       return {
+        owner: ownerId('project', event.data.project_id),
         mediaId: floorPlanMediaId(event.data.floor_plan_id),
-        projectId: event.data.project_id,
         images: single(event.data.image),
         onlyIfKnown: true,
       };
     case 'FloorPlanRemoved':
-      return { mediaId: floorPlanMediaId(event.data.floor_plan_id), projectId: event.data.project_id, images: [], onlyIfKnown: true };
+      return {
+        owner: ownerId('project', event.data.project_id),
+        mediaId: floorPlanMediaId(event.data.floor_plan_id),
+        images: [],
+        onlyIfKnown: true,
+      };
     case 'GalleryPictureAdded': {
       const { picture } = event.data;
-      return { mediaId: galleryMediaId(picture.media_id), projectId: event.data.project_id, images: single(picture.image) };
+      return { owner: ownerId('project', event.data.project_id), mediaId: galleryMediaId(picture.media_id), images: single(picture.image) };
     }
     case 'GalleryPictureReplaced':
       return {
+        owner: ownerId('project', event.data.project_id),
         mediaId: galleryMediaId(event.data.media_id),
-        projectId: event.data.project_id,
         images: single(event.data.image),
         onlyIfKnown: true,
       };
     case 'GalleryPictureRemoved':
-      return { mediaId: galleryMediaId(event.data.media_id), projectId: event.data.project_id, images: [], onlyIfKnown: true };
+      return {
+        owner: ownerId('project', event.data.project_id),
+        mediaId: galleryMediaId(event.data.media_id),
+        images: [],
+        onlyIfKnown: true,
+      };
     case 'VideoSet':
-      return { mediaId: videoMediaId(event.data.project_id), projectId: event.data.project_id, images: single(event.data.video.thumbnail) };
+      return {
+        owner: ownerId('project', event.data.project_id),
+        mediaId: videoMediaId(event.data.project_id),
+        images: single(event.data.video.thumbnail),
+      };
     case 'VideoRemoved':
-      return { mediaId: videoMediaId(event.data.project_id), projectId: event.data.project_id, images: [] };
+      return { owner: ownerId('project', event.data.project_id), mediaId: videoMediaId(event.data.project_id), images: [] };
     case 'FloorPlatesSet':
       return {
+        owner: ownerId('project', event.data.project_id),
         mediaId: floorPlateMediaId(event.data.project_id),
-        projectId: event.data.project_id,
         images: event.data.items.flatMap((plate) => (plate.image ? [{ slot: plate.title, image: plate.image }] : [])),
       };
     default:
@@ -214,35 +264,26 @@ function change(
   }
 }
 
-async function applyProjectDeleted(event: Recorded<ProjectEventOf<'ProjectDeleted'>>, ctx: ProjectionContext): Promise<void> {
-  const position = positionNumber(event);
-  const listing = await ctx.get<ProjectMediaIdsDoc>(PROJECT_MEDIA_IDS, event.data.project_id);
-  // Each document is checked on its own: a write interrupted half-way may have stored some of them already.
-  for (const mediaId of listing?.media_ids ?? []) {
-    const doc = await ctx.get<MediaAddressDoc>(MEDIA_ADDRESSES, mediaId);
-    if (!doc || alreadyApplied(doc, event)) continue;
-    ctx.put(MEDIA_ADDRESSES, showing(doc, doc._id, doc.project_id, [], position));
-  }
-}
-
-/** Adds `mediaId` to its project's listing (a rebuild's lookups of it are answered from memory). */
-async function listUnderProject(ctx: ProjectionContext, projectId: number, mediaId: string, position: number): Promise<void> {
-  const listing = await ctx.get<ProjectMediaIdsDoc>(PROJECT_MEDIA_IDS, projectId);
-  if (listing?.media_ids.includes(mediaId)) return;
-  ctx.put(PROJECT_MEDIA_IDS, { _id: projectId, media_ids: [...(listing?.media_ids ?? []), mediaId], _position: position });
-}
+/** A copy whose arrays are its own, to change in place (the addresses in them are shared and replaced, never changed). */
+const ownCopy = (doc: MediaAddressesDoc): MediaAddressesDoc => ({
+  _id: doc._id,
+  media_ids: [...doc.media_ids],
+  addresses: [...doc.addresses],
+  _position: doc._position,
+});
 
 /**
  * What each image address (`{base}/media/{media_id}/{key}...`, queries/mediaFiles.ts) shows: every picture the
  * catalogue holds (gallery, floor plans, floor plates, video thumbnails, developer logos, community banners,
- * agent portraits) by the media id its addresses carry. Pictures of unpublished projects keep their addresses: an address
- * never expires, and its key, the picture's SHA-256, cannot be guessed.
+ * agent portraits), one document per owning record, found by the media id its addresses carry. Pictures of
+ * unpublished projects keep their addresses: an address never expires, and its key, the picture's SHA-256,
+ * cannot be guessed.
  */
 export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
   name: 'mediaAddresses',
-  version: 3,
-  collections: [MEDIA_ADDRESSES, PROJECT_MEDIA_IDS],
-  indexes: {},
+  version: 4,
+  collections: [MEDIA_ADDRESSES],
+  indexes: { [MEDIA_ADDRESSES]: [{ keys: [['media_ids', 1]] }] },
   handles: everyEventType<MediaAddressEvent>({
     DeveloperCreated: true,
     DeveloperRevised: true,
@@ -264,14 +305,30 @@ export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
     FloorPlatesSet: true,
   }),
   async apply(event, ctx) {
-    if (event.type === 'ProjectDeleted') return applyProjectDeleted(event, ctx);
+    if (event.type === 'ProjectDeleted') {
+      const owner = ownerId('project', event.data.project_id);
+      const current = await ctx.get<MediaAddressesDoc>(MEDIA_ADDRESSES, owner);
+      if (!current || alreadyApplied(current, event)) return;
+      const doc = (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, owner, (stored) => stored && ownCopy(stored)))!;
+      doc.addresses = doc.addresses.map((address) => showing(address, []));
+      doc._position = positionNumber(event);
+      return;
+    }
     const changed = change(event);
     if (!changed) return;
-    const current = await ctx.get<MediaAddressDoc>(MEDIA_ADDRESSES, changed.mediaId);
+    const current = await ctx.get<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner);
     if (alreadyApplied(current, event)) return;
-    if (!current && changed.onlyIfKnown) return;
-    const position = positionNumber(event);
-    if (!current && changed.projectId !== null) await listUnderProject(ctx, changed.projectId, changed.mediaId, position);
-    ctx.put(MEDIA_ADDRESSES, showing(current, changed.mediaId, changed.projectId, changed.images, position));
+    const index = current ? current.media_ids.indexOf(changed.mediaId) : -1;
+    if (index === -1 && changed.onlyIfKnown) return;
+    const doc = (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, (stored) =>
+      stored ? ownCopy(stored) : { _id: changed.owner, media_ids: [], addresses: [], _position: 0 },
+    ))!;
+    if (index === -1) {
+      doc.media_ids.push(changed.mediaId);
+      doc.addresses.push(showing(null, changed.images));
+    } else {
+      doc.addresses[index] = showing(doc.addresses[index]!, changed.images);
+    }
+    doc._position = positionNumber(event);
   },
 };

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
-import { MEDIA_ADDRESSES, resolveKey, type MediaAddressDoc } from '../projections/mediaAddresses.js';
+import { mediaAddressOf, resolveKey } from '../projections/mediaAddresses.js';
 import type { BlobInfo, BlobStore } from '../src/blobStore/blobStore.js';
 import type { ImageRef } from '../src/catalogue/imageRef.js';
 import { NotFound } from '../src/domain/errors.js';
@@ -75,8 +75,7 @@ async function servedBlob(res: Response, requested: Requested, deps: MediaFilesD
 
 async function answer(req: Request, res: Response, mediaId: string, file: string, deps: MediaFilesDeps): Promise<void> {
   const requested = requestedFile(file);
-  const doc = await deps.readStore.get<MediaAddressDoc>(MEDIA_ADDRESSES, mediaId);
-  const resolution = resolveKey(doc, requested.key);
+  const resolution = resolveKey(await mediaAddressOf(deps.readStore, mediaId), requested.key);
   if (resolution.kind === 'unknown') throw unavailable();
   const shown = resolution.kind === 'current' ? resolution.image : resolution.earlier;
   // An original is addressed in its own format only.

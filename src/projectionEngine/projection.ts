@@ -15,6 +15,14 @@ export interface ProjectionContext {
   find<T extends Doc = Doc>(collection: string, equals: Record<string, Scalar>): Promise<T[]>;
   put(collection: string, doc: Doc): void;
   delete(collection: string, id: DocId): void;
+  /**
+   * A document this unit of work changes in place, for one that many events of a batch change (copying it
+   * on every event made garbage in proportion to its size). On its first draft in the unit of work, `make`
+   * turns the current document (shared: never change it) or null into an object of the unit of work's own,
+   * which is put; later drafts of it in the same unit of work return that object again, as a fresh write.
+   * It is written as it stands when the batch ends. Null, writing nothing, when `make` returns null.
+   */
+  draft<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): Promise<T | null>;
 }
 
 /**

@@ -158,6 +158,8 @@ interface PendingWrite {
   doc: Doc | null;
   /** A later write of the same document in this batch replaces it. */
   superseded: boolean;
+  /** The document is the unit of work's own (see ProjectionContext.draft): it may be changed in place. */
+  draft: boolean;
 }
 
 function fieldValue(doc: Doc, path: string): unknown {
@@ -230,11 +232,18 @@ export class UnitOfWork implements ProjectionContext {
   }
 
   put(collection: string, doc: Doc): void {
-    this.record(collection, doc._id, doc);
+    this.record(collection, doc._id, doc, false);
   }
 
   delete(collection: string, id: DocId): void {
-    this.record(collection, id, null);
+    this.record(collection, id, null, false);
+  }
+
+  async draft<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): Promise<T | null> {
+    const pending = this.pending.get(collection, id);
+    const own = pending?.draft ? (pending.doc as T) : make(await this.get<T>(collection, id));
+    if (own) this.record(collection, id, own, true);
+    return own;
   }
 
   ops(): WriteOp[] {
@@ -257,11 +266,11 @@ export class UnitOfWork implements ProjectionContext {
     return pending ? pending.doc : this.flushed.lookup(collection, id);
   }
 
-  private record(collection: string, id: DocId, doc: Doc | null): void {
+  private record(collection: string, id: DocId, doc: Doc | null, draft: boolean): void {
     const writes = this.pending.of(collection);
     const previous = writes.get(id);
     if (previous) previous.superseded = true;
-    const write: PendingWrite = { collection, id, doc, superseded: false };
+    const write: PendingWrite = { collection, id, doc, superseded: false, draft };
     writes.set(id, write);
     this.log.push(write);
   }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MEDIA_ADDRESSES, mediaAddressesProjection, resolveKey, type MediaAddressDoc } from '../../projections/mediaAddresses.js';
+import {
+  MEDIA_ADDRESSES,
+  mediaAddressesProjection,
+  mediaAddressOf,
+  resolveKey,
+  type MediaAddressesDoc,
+} from '../../projections/mediaAddresses.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
 import {
@@ -14,10 +20,15 @@ import {
 } from '../support/catalogueEvents.js';
 import { projectInBatches, recorded } from '../support/projectionHarness.js';
 
-async function addresses(events: StreamEvent[]) {
+async function projected(events: StreamEvent[]) {
   const readStore = createEmbeddedReadStore();
   await projectInBatches(readStore, mediaAddressesProjection, await recorded([...referenceCatalogue(), projectCreated(1), ...events]), 3);
-  return (mediaId: string) => readStore.get<MediaAddressDoc>(MEDIA_ADDRESSES, mediaId);
+  return readStore;
+}
+
+async function addresses(events: StreamEvent[]) {
+  const readStore = await projected(events);
+  return (mediaId: string) => mediaAddressOf(readStore, mediaId);
 }
 
 const png = (key: string): ImageRef => ({ ...imageRef(key), content_type: 'image/png', width: 300, height: 200 });
@@ -27,12 +38,27 @@ const picture = (mediaId: number, key: string) =>
 describe('media addresses read model', () => {
   it('when a gallery picture is added, then its media id shows its key, type and size', async () => {
     const doc = await (await addresses([picture(5, 'k1')]))('5');
-    expect(doc).toMatchObject({
-      _id: '5',
-      project_id: 1,
-      current: [{ slot: '', key: 'k1', content_type: 'image/jpeg', width: 1600, height: 1200 }],
-      earlier: [],
-    });
+    expect(doc).toEqual({ current: [{ slot: '', key: 'k1', content_type: 'image/jpeg', width: 1600, height: 1200 }], earlier: [] });
+  });
+
+  it("when a project's pictures are added, then one document of the project holds every media id of them", async () => {
+    const readStore = await projected([
+      picture(5, 'g5'),
+      picture(6, 'g6'),
+      projectEvent('FloorPlanAdded', 1, {
+        floor_plan: { floor_plan_id: 3, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('fp') },
+      }),
+      projectCreated(2),
+      projectEvent('GalleryPictureAdded', 2, { picture: { media_id: 7, caption: null, position: 0, image: imageRef('g7') } }),
+    ]);
+    const docs = (await readStore.find<MediaAddressesDoc>(MEDIA_ADDRESSES, { filter: { _id: { $in: ['project-1', 'project-2'] } } })).items;
+    expect(docs.map(({ _id, media_ids }) => [_id, media_ids])).toEqual([
+      ['project-1', ['5', '6', 'floor-plan-3']],
+      ['project-2', ['7']],
+    ]);
+    expect((await mediaAddressOf(readStore, '6'))?.current.map((image) => image.key)).toEqual(['g6']);
+    expect((await mediaAddressOf(readStore, 'floor-plan-3'))?.current.map((image) => image.key)).toEqual(['fp']);
+    expect(await mediaAddressOf(readStore, '8')).toBeNull();
   });
 
   it('when a picture is replaced twice, then both earlier keys lead to the current one', async () => {
@@ -158,7 +184,7 @@ describe('media addresses read model', () => {
       communityEvent({ type: 'CommunityRevised', data: { community_id: 2, changes: { banner: null }, at: minute(2) } }),
     ]);
     const logo = await find('developer-1');
-    expect(logo).toMatchObject({ project_id: null, current: [{ key: 'logo2' }] });
+    expect(logo).toMatchObject({ current: [{ key: 'logo2' }] });
     expect(resolveKey(logo, 'logo1')).toMatchObject({ kind: 'earlier', current: { key: 'logo2' } });
     expect(await find('community-2')).toMatchObject({ current: [], earlier: [{ key: 'banner' }] });
     // Created without a picture: recorded, showing nothing.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_PROFILES, agentProfilesProjection, type AgentProfileDoc } from '../../projections/agentProfiles.js';
-import { MEDIA_ADDRESSES, mediaAddressesProjection, resolveKey, type MediaAddressDoc } from '../../projections/mediaAddresses.js';
+import { agentProfileMediaId, mediaAddressesProjection, mediaAddressOf, resolveKey } from '../../projections/mediaAddresses.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { agentProfileHistory } from '../support/agentProfileEvents.js';
 import { projectInBatches, readModelOf, recorded } from '../support/projectionHarness.js';
@@ -34,7 +34,7 @@ describe('agent profiles read model', () => {
 
   it("when a profile's picture is replaced, removed or the profile deleted, then its media id shows the current portrait or none", async () => {
     const readStore = await projected();
-    const media = (id: number) => readStore.get<MediaAddressDoc>(MEDIA_ADDRESSES, `agent-profile-${id}`);
+    const media = (id: number) => mediaAddressOf(readStore, agentProfileMediaId(id));
     const first = await media(1);
     expect(first?.current.map((image) => image.key)).toEqual(['portrait-1b']);
     expect(resolveKey(first, 'portrait-1')).toMatchObject({ kind: 'earlier', current: { key: 'portrait-1b' } });

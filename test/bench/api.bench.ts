@@ -40,11 +40,14 @@
  *
  * Options: --duration S (measured seconds per scenario, default 20), --rounds N (rounds the duration is split
  * into, default 10: more short rounds average out more of the drift), --connections N (default 50), --projects N (demo projects seeded, default 2000,
- * or 20 with --only media), --redis-url URL (default redis://127.0.0.1:6379), --renders N (first renders of (e)
- * measured on each side, default 300), --only api|media|webhooks (run one part: api is (a) to (d) and the limiter).
+ * or 20 with --only media|webhooks|pdf), --redis-url URL (default redis://127.0.0.1:6379), --renders N (first renders of (e)
+ * measured on each side, default 300), --only api|media|webhooks|pdf (run one part: api is (a) to (d) and the limiter).
  *
  * Then the webhook section (test/bench/webhookBench.ts): (g) delivery throughput to a loopback receiver against a
  * raw fetch POST loop of the same bodies, (h) edit-to-receiver latency at a steady edit rate.
+ *
+ * Then the PDF section (test/bench/pdfBench.ts): (i) cold brochure render in a fresh process, (j) warm render,
+ * (k) cached reuse against GET /v1/projects/{slug}, (l) renders per minute at concurrency 2.
  */
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
@@ -61,6 +64,7 @@ import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { limitsKeys } from '../../src/limits/redisLimits.js';
 import { freePort } from '../support/http.js';
 import { MASTER_HEIGHT, MASTER_WIDTH, masterMaker } from './benchMasters.js';
+import { pdfSection, reportPdf } from './pdfBench.js';
 import { reportWebhooks, webhookSection } from './webhookBench.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -101,12 +105,12 @@ interface Options {
   redisUrl: string;
   renders: number;
   /** Run only this part; null runs every part. */
-  only: 'api' | 'media' | 'webhooks' | null;
+  only: 'api' | 'media' | 'webhooks' | 'pdf' | null;
 }
 
 function usage(): never {
   process.stderr.write(
-    'usage: npm run bench [-- --duration S] [--rounds N] [--connections N] [--projects N] [--redis-url redis://host:port] [--renders N] [--only api|media|webhooks]' +
+    'usage: npm run bench [-- --duration S] [--rounds N] [--connections N] [--projects N] [--redis-url redis://host:port] [--renders N] [--only api|media|webhooks|pdf]' +
       `   (whole numbers >= 1, rounds <= duration, renders >= ${MEDIA_ROUNDS} x connections)\n`,
   );
   process.exit(2);
@@ -116,7 +120,7 @@ function usage(): never {
 const WEBHOOK_EDITS = 500;
 const WEBHOOK_ROUNDS = 3;
 
-/** Demo projects seeded when only the media or webhook section runs and --projects is not given: it needs a few to edit. */
+/** Demo projects seeded when only the media, webhook or PDF section runs and --projects is not given: it needs a few to edit or print. */
 const MEDIA_ONLY_PROJECTS = 20;
 
 function parseOptions(argv: readonly string[]): Options {
@@ -138,7 +142,7 @@ function parseOptions(argv: readonly string[]): Options {
       if (!/^rediss?:\/\//.test(value) || !URL.canParse(value)) usage();
       options.redisUrl = value;
     } else if (match[1] === 'only') {
-      if (value !== 'api' && value !== 'media' && value !== 'webhooks') usage();
+      if (value !== 'api' && value !== 'media' && value !== 'webhooks' && value !== 'pdf') usage();
       options.only = value;
     } else {
       if (!/^\d+$/.test(value) || Number(value) < 1) usage();
@@ -149,7 +153,8 @@ function parseOptions(argv: readonly string[]): Options {
   if (options.rounds > options.duration) usage();
   // Every round of (e) keeps all connections busy.
   if ((options.only === null || options.only === 'media') && options.renders < MEDIA_ROUNDS * options.connections) usage();
-  if ((options.only === 'media' || options.only === 'webhooks') && !projectsGiven) options.projects = MEDIA_ONLY_PROJECTS;
+  if ((options.only === 'media' || options.only === 'webhooks' || options.only === 'pdf') && !projectsGiven)
+    options.projects = MEDIA_ONLY_PROJECTS;
   return options;
 }
 
@@ -344,6 +349,13 @@ async function main(): Promise<void> {
       await stopChildren();
       const webhookOptions = { edits: WEBHOOK_EDITS, rounds: WEBHOOK_ROUNDS, projects: options.projects };
       process.stdout.write(`${reportWebhooks(await webhookSection(dataDir, webhookOptions, children), webhookOptions)}\n`);
+    }
+    if (options.only === null || options.only === 'pdf') {
+      // The PDF section (test/bench/pdfBench.ts) starts and stops its own processes.
+      await stopChildren();
+      const pdf = reportPdf(await pdfSection(dataDir, { projects: options.projects }, children));
+      process.stdout.write(`${pdf.text}\n`);
+      if (pdf.missed) process.exitCode = 1;
     }
   } finally {
     await stopChildren();

@@ -20,7 +20,7 @@ export const NPM_START_PATIENCE_MS = 120_000;
 const FOREIGN_VARIABLES = ['EVENTSTORE_URL', 'MONGODB_URL', 'REDIS_URL', 'PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET', 'RATE_LIMITS'];
 
 /** The caller's environment without FOREIGN_VARIABLES, with `dataDir` and `env` on top. */
-function serviceEnv(dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
+export function serviceEnv(dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const variable of FOREIGN_VARIABLES) delete childEnv[variable];
   return Object.assign(childEnv, { DATA_DIR: dataDir, npm_config_update_notifier: 'false' }, env);
@@ -41,13 +41,18 @@ export interface NpmStart {
 }
 
 /**
- * Starts `npm start` on `dataDir` (HOST 127.0.0.1, a free PORT; `env` adds or overrides variables) and waits
- * until /v1/health answers 200.
+ * Starts `npm start` on `dataDir` (HOST 127.0.0.1, a free PORT; `env` adds or overrides variables; `args` go
+ * to the service, e.g. `--role api,projector`) and waits until /v1/health answers 200.
  */
-export async function npmStart(dataDir: string, env: Record<string, string> = {}): Promise<NpmStart> {
+export async function npmStart(dataDir: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<NpmStart> {
   const port = await freePort();
   const childEnv = serviceEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1', ...env });
-  const child = spawn('npm', ['start'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start', ...(args.length > 0 ? ['--', ...args] : [])], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => process.stderr.write(`[npm start] ${chunk}`));
@@ -103,7 +108,7 @@ export function logRecords(output: string): Array<Record<string, unknown>> {
 }
 
 /** The child of `npmPid` that runs src/main.ts, found through /proc (Linux). */
-function serviceProcessOf(npmPid: number): number {
+export function serviceProcessOf(npmPid: number): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;

@@ -51,14 +51,9 @@ export interface BrochureRequest {
   brandingPage: boolean;
 }
 
-const agentProfileIdSchema = z
-  .number()
-  .int()
-  .min(1)
-  .max(Number.MAX_SAFE_INTEGER)
-  .meta({
-    description: "An approved agent profile of the caller's account (GET /v1/agent-profiles): adds the agent page. Omitted: no agent page.",
-  });
+const agentProfileIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).meta({
+  description: "An approved agent profile of the caller's account (GET /v1/agent-profiles): adds the agent page. Omitted: no agent page.",
+});
 
 const unique = <Item>(items: readonly Item[]) => new Set(items).size === items.length;
 

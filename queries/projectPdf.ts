@@ -12,7 +12,7 @@ import { ApiError, NotFound, ValidationFailed } from '../src/domain/errors.js';
 import { accessOf, requireGrants } from '../src/http/apiAuth.js';
 import { createHostGuard, type HostGuard } from '../src/http/hostGuard.js';
 import { ApiErrorWithHeaders } from '../src/http/httpErrors.js';
-import { LimitExceeded, setLimitHeaders } from '../src/http/limitResponses.js';
+import { consumeRequestLimits } from '../src/http/limitResponses.js';
 import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
 import { jsonBodyOf } from '../src/http/rawBody.js';
 import { sendData } from '../src/http/responses.js';
@@ -345,19 +345,6 @@ async function rendered(deps: ProjectPdfDeps, prepared: PreparedBrochure): Promi
   throw new RenderTimeout();
 }
 
-async function consumeRequestLimits(res: Response, access: AccessContext, limits: Limits | null): Promise<void> {
-  if (limits === null) return;
-  const outcome = await limits.consume({
-    clientId: access.clientId,
-    environment: access.environment,
-    policy: access.limitPolicy,
-    units: 1,
-    chargesQuota: true,
-  });
-  setLimitHeaders(res, outcome, access);
-  if (!outcome.allowed) throw new LimitExceeded(outcome);
-}
-
 /**
  * Requests of this process waiting for one fingerprint: the first spends the PDF unit and queues the
  * render, the others wait for the same outcome and spend nothing (the queue's job id keeps replicas from
@@ -434,7 +421,7 @@ async function generate(req: Request, res: Response, deps: ProjectPdfDeps, inFli
   if (access.evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
   const input = parseInput(await jsonBodyOf(req), req);
   const prepared = await prepare(String(req.params.project), input.body, access, deps);
-  await consumeRequestLimits(res, access, deps.limits);
+  await consumeRequestLimits(res, access, deps.limits, { units: 1, chargesQuota: true });
 
   const produce = async (): Promise<IdempotentPdfAnswer> => {
     const { record, cached } = await brochureOf(res, access, prepared, deps, inFlight);

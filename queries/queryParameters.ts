@@ -3,25 +3,16 @@ import { SINGLE_LINE_PATTERN, SINGLE_LINE_PROBLEM } from '../src/catalogue/text.
 import { NotFound } from '../src/domain/errors.js';
 import type { Doc, ReadStore } from '../src/readStore/readStore.js';
 
-/** DESIGN.md: page 1 and 20 per page unless asked; at most 100 per page. */
-export const DEFAULT_PER_PAGE = 20;
-export const MAX_PER_PAGE = 100;
-export const MAX_IDS = 100;
-
-const wholeNumber = (min: number, max: number, description: string) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .meta({ description });
-
-export const pageParameter = wholeNumber(1, 1_000_000, 'Page number, from 1 (default 1).').optional();
-export const perPageParameter = wholeNumber(
-  1,
+export {
+  DEFAULT_PER_PAGE,
   MAX_PER_PAGE,
-  `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}); more is refused with 422, never clamped.`,
-).optional();
+  pageParameter,
+  perPageParameter,
+  pagination,
+  paginationSchema,
+  type Pagination,
+} from '../src/http/pagination.js';
+export const MAX_IDS = 100;
 
 export const qParameter = z
   .string()
@@ -91,23 +82,3 @@ export function sortParameter<const Field extends string>(fields: readonly [Fiel
 export function sortSpec(sort: string): Array<[string, 1 | -1]> {
   return sort.startsWith('-') ? [[sort.slice(1), -1]] : [[sort, 1]];
 }
-
-export interface Pagination {
-  page: number;
-  per_page: number;
-  total: number;
-  total_pages: number;
-}
-
-export function pagination(page: number, perPage: number, total: number): Pagination {
-  return { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) };
-}
-
-export const paginationSchema = z
-  .object({
-    page: z.number().int().min(1),
-    per_page: z.number().int().min(1).max(MAX_PER_PAGE),
-    total: z.number().int().min(0).meta({ description: 'Items the caller may see across all pages.' }),
-    total_pages: z.number().int().min(0),
-  })
-  .meta({ id: 'Pagination' });

@@ -34,6 +34,7 @@ import { rejectOtherMethods } from './methodNotAllowed.js';
 import { jsonBodyOf } from './rawBody.js';
 import { ifNoneMatchMatches, sendData } from './responses.js';
 import { issuesToFields } from './validation.js';
+import { DEFAULT_PER_PAGE, pageParameter, perPageParameter, pagination, paginationSchema } from './pagination.js';
 
 /*
  * `/v1/webhooks`: the spec's webhook management, the one part of /v1 that writes. It lives here, not in
@@ -131,21 +132,10 @@ export function webhookRepresentation(webhook: WebhookView): z.input<typeof webh
 
 // Routes.
 
-const DEFAULT_PER_PAGE = 20;
-const MAX_PER_PAGE = 100;
-const wholeNumber = (min: number, max: number, description: string) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .meta({ description })
-    .optional();
-
 const listQuery = z
   .object({
-    page: wholeNumber(1, 1_000_000, 'Page number, from 1 (default 1).'),
-    per_page: wholeNumber(1, MAX_PER_PAGE, `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}); more is refused with 422.`),
+    page: pageParameter,
+    per_page: perPageParameter,
   })
   .strict();
 const noQuery = z.object({}).strict();
@@ -154,14 +144,7 @@ const webhookParams = z.object({ id: webhookIdSchema }).strict();
 /** Routes without a body schema accept no body, or an empty JSON object. */
 const NO_BODY = z.object({}).strict().optional();
 
-export const webhookPaginationSchema = z.object({
-  pagination: z.object({
-    page: z.number().int().min(1),
-    per_page: z.number().int().min(1).max(MAX_PER_PAGE),
-    total: z.number().int().min(0),
-    total_pages: z.number().int().min(0),
-  }),
-});
+export const webhookPaginationSchema = z.object({ pagination: paginationSchema });
 
 interface WebhookRouteInput<Params, Query, Body> {
   params: Params;
@@ -238,7 +221,7 @@ const listWebhooksRoute: WebhookRoute<typeof noParams, typeof listQuery> = {
     });
     return {
       data: items.map(webhookRepresentation),
-      meta: { pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } },
+      meta: { pagination: pagination(page, perPage, total) },
     };
   },
 };

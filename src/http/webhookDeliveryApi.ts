@@ -23,6 +23,7 @@ import { jsonBodyOf } from './rawBody.js';
 import { ifNoneMatchMatches, sendData } from './responses.js';
 import { issuesToFields } from './validation.js';
 import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookIdSchema } from './webhookApi.js';
+import { DEFAULT_PER_PAGE, pageParameter, perPageParameter, pagination } from './pagination.js';
 
 /*
  * `/v1/webhooks/{id}/deliveries` and `/v1/webhooks/{id}/test`, beside the management routes of
@@ -39,8 +40,6 @@ export interface WebhookDeliveryApiDeps {
 }
 
 const timestamp = z.iso.datetime({ offset: true });
-const DEFAULT_PER_PAGE = 20;
-const MAX_PER_PAGE = 100;
 
 export const deliveryAttemptSchema = z
   .object({
@@ -78,19 +77,10 @@ export const testEventSchema = z
   })
   .meta({ id: 'WebhookTestQueued', description: 'The test event queued; its attempts appear under /deliveries.' });
 
-const wholeNumber = (min: number, max: number, description: string) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .meta({ description })
-    .optional();
-
 export const deliveriesQuery = z
   .object({
-    page: wholeNumber(1, 1_000_000, 'Page number, from 1 (default 1).'),
-    per_page: wholeNumber(1, MAX_PER_PAGE, `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}); more is refused with 422.`),
+    page: pageParameter,
+    per_page: perPageParameter,
   })
   .strict();
 export const noQuery = z.object({}).strict();
@@ -169,7 +159,7 @@ export function createWebhookDeliveryApiRouter(deps: WebhookDeliveryApiDeps): Ro
       limit: perPage,
     });
     const data = items.map(responseAttempt);
-    const meta = { pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } };
+    const meta = { pagination: pagination(page, perPage, total) };
     const etag = `"${hash('sha1', JSON.stringify([data, meta]), 'base64url')}"`;
     const notModified = ifNoneMatchMatches(req.get('if-none-match'), etag);
     await consumeRequestLimits(res, access, deps.limits, { units: 1, chargesQuota: !notModified });

@@ -5,9 +5,10 @@ import { SHA256_PATTERN, type BlobInfo, type BlobStore, type VariantListing } fr
  * The only way blobs are deleted (README: Blob store). A blob is kept while an event names it (a `key` field
  * holding its SHA-256, as ImageRef, PdfDocument and VideoFile do), while it is younger than the grace period
  * (an upload is stored before the event that names it is appended), or while it is a recorded variant of a
- * kept blob (no event names a derived width). Everything else is deleted, with its variant links, and so are
- * the blobs those links name unless something keeps them. Read models are built from events, so no read model
- * names a deleted blob.
+ * kept blob (no event names a derived width), or while a record outside the log still names it (`retainedKeys`:
+ * the brochure cache, whose PDFs no event names). Everything else is deleted, with its variant links, and so are
+ * the blobs those links name unless something keeps them. Read models are built from events or are among the
+ * retained records, so no read model names a deleted blob.
  */
 
 export const DEFAULT_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -20,6 +21,8 @@ export interface BlobGarbageOptions {
   now?: Date;
   /** Decide and report, delete nothing. */
   dryRun?: boolean;
+  /** Keys that records outside the event log still name (the brochure cache); read once, before deciding. */
+  retainedKeys?: () => Promise<ReadonlySet<string>>;
 }
 
 export interface BlobGarbageReport {
@@ -36,11 +39,14 @@ export async function collectBlobGarbage(options: BlobGarbageOptions): Promise<B
   const youngSince = (options.now ?? new Date()).getTime() - graceMs;
   const named = new KeysNamedByEvents(options.eventStore);
   await named.catchUp();
+  const retained = (await options.retainedKeys?.()) ?? new Set<string>();
 
   const blobs = new Map<string, BlobInfo>();
   for await (const info of blobStore.list()) blobs.set(info.sha256, info);
 
-  const roots = [...blobs.values()].filter((info) => named.has(info.sha256) || info.storedAt.getTime() >= youngSince);
+  const roots = [...blobs.values()].filter(
+    (info) => named.has(info.sha256) || retained.has(info.sha256) || info.storedAt.getTime() >= youngSince,
+  );
   const kept = new Set(roots.map((info) => info.sha256));
   const keptVariants = new Set<string>();
   for (const root of roots) for (const { derived } of await blobStore.listVariants(root.sha256)) keptVariants.add(derived);

@@ -2,6 +2,8 @@ import { createBlobStore } from '../blobStore/createBlobStore.js';
 import { DEFAULT_GRACE_MS, collectBlobGarbage } from '../blobStore/garbageCollection.js';
 import type { Config } from '../config.js';
 import { createEventStore } from '../eventStore/createEventStore.js';
+import { cachedBrochureKeys } from '../pdf/pdfRenders.js';
+import { createReadStore } from '../readStore/createReadStore.js';
 import { runCli } from './runCli.js';
 
 const USAGE = 'usage: npm run blobs:gc [-- --grace-hours HOURS] [--dry-run]   (HOURS defaults to 24)';
@@ -31,18 +33,20 @@ function parseGcArguments(argv: readonly string[]): GcArguments | { error: strin
   return parsed;
 }
 
-/** Deletes the blobs no event names (README: Blob store); safe beside a running service. */
+/** Deletes the blobs no event and no cached brochure names (README: Blob store); safe beside a running service. */
 async function blobGc(config: Config, { graceMs, dryRun }: GcArguments): Promise<void> {
   const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });
   const blobStore = createBlobStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
+  const readStore = createReadStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
   try {
-    const report = await collectBlobGarbage({ eventStore, blobStore, graceMs, dryRun });
+    const report = await collectBlobGarbage({ eventStore, blobStore, graceMs, dryRun, retainedKeys: () => cachedBrochureKeys(readStore) });
     const bytes = report.deleted.reduce((sum, info) => sum + info.size, 0);
     process.stdout.write(
       `${dryRun ? 'would delete' : 'deleted'} ${report.deleted.length} blob(s), ${bytes.toLocaleString('en-US')} bytes; ` +
         `kept ${report.kept} of ${report.blobs}; ${report.events.toLocaleString('en-US')} events read\n`,
     );
   } finally {
+    await readStore.close();
     await blobStore.close();
     await eventStore.close();
   }

@@ -1,10 +1,10 @@
-import type { Doc } from '../readStore/readStore.js';
+import type { Doc, ReadStore } from '../readStore/readStore.js';
 import type { BrochureRequest } from './pdfOptions.js';
 
 /**
  * The brochure cache: one record per fingerprint whose PDF is stored in the blob store. Written by the
  * worker once the PDF is stored, read by the API; kept in the read store beside the read models but made
- * by no projection (a rebuild leaves it alone). A record whose blob the garbage collector removed is a miss.
+ * by no projection (a rebuild leaves it alone). The blob garbage collector keeps every PDF a record names.
  */
 export const PDF_RENDERS = 'pdf_renders';
 
@@ -18,6 +18,12 @@ export type PdfRenderDoc = Doc & {
   map_drawn: boolean;
   created_at: string;
 };
+
+/** The PDFs the brochure cache names: the blob garbage collector keeps them (no event names a PDF). */
+export async function cachedBrochureKeys(readStore: ReadStore): Promise<ReadonlySet<string>> {
+  const { items } = await readStore.find<PdfRenderDoc>(PDF_RENDERS, {});
+  return new Set(items.map((render) => render.blob_key));
+}
 
 /**
  * Renders that failed, per fingerprint: a failed render is not cached, and the next request for the

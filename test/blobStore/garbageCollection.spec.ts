@@ -42,6 +42,22 @@ describe('blob garbage collection', () => {
   let seed = 100;
   const put = (blobStore: BlobStore, contentType = 'image/jpeg') => blobStore.put(inChunks(someBytes(500, seed++)), { contentType });
 
+  it('when a blob past the grace period is named only by a retained record (the brochure cache), then it is kept', async () => {
+    const { blobStore, eventStore } = open(aDataDir());
+    const cachedPdf = await put(blobStore, 'application/pdf');
+    const forgottenPdf = await put(blobStore, 'application/pdf');
+
+    const report = await collectBlobGarbage({
+      blobStore,
+      eventStore,
+      now: aDayLater(),
+      retainedKeys: () => Promise.resolve(new Set([cachedPdf.sha256])),
+    });
+
+    expect(shaOf(report.deleted)).toEqual(shaOf([forgottenPdf]));
+    expect(shaOf(await listAll(blobStore))).toEqual(shaOf([cachedPdf]));
+  });
+
   it('when blobs are past the grace period, then those no event names are deleted with their variants, and named ones keep theirs', async () => {
     const { blobStore, eventStore } = open(aDataDir());
     const named = await put(blobStore);

@@ -34,7 +34,7 @@ export type PdfCurrency = (typeof PDF_CURRENCIES)[number];
  * Part of every brochure's fingerprint: raised whenever a design's output changes, so brochures cached from
  * an earlier design are rendered again instead of being reused.
  */
-export const PDF_DESIGN_VERSION = 1;
+export const PDF_DESIGN_VERSION = 2;
 
 /** What the renderer needs to print one brochure; everything in it takes part in the fingerprint. */
 export interface BrochureRequest {

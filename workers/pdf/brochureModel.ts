@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { BlobStore } from '../../src/blobStore/blobStore.js';
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
-import type { ImageDerivatives, ImageWidth } from '../../src/media/imageDerivatives.js';
+import { DEFAULT_IMAGE_WIDTH, IMAGE_WIDTHS, type ImageDerivatives } from '../../src/media/imageDerivatives.js';
 import type { BrochureRequest, PdfLanguage, PdfSection, PdfTemplate } from '../../src/pdf/pdfOptions.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { AGENT_PROFILES, type AgentProfileDoc } from '../../projections/agentProfiles.js';
@@ -106,8 +106,18 @@ const GALLERY_LIMIT = 6;
 const FLOOR_PLAN_LIMIT = 12;
 const OVERVIEW_CHARACTERS = 2_400;
 
-/** The name a picture's print copy is linked under in the blob store: a JPEG, which Chromium puts into the PDF as it is. */
-const PRINT_VARIANT = 'print-jpeg-q84';
+/**
+ * How many pixels wide each kind of picture is printed: what its place on an A4 page needs at about 170-200 dpi
+ * (a full-bleed cover 210 mm, a floor plan at most 166 x 90 mm, a portrait 70 mm, a logo 20-24 mm high), and
+ * the gallery's 800 px as before. Chromium's print time grows with the pixels it is given, not the ones it prints.
+ */
+const PRINT_WIDTHS = { cover: 1400, gallery: 800, floorPlan: 1000, portrait: 600, logo: 600 } as const;
+
+/**
+ * The name a picture's print copy is linked under in the blob store, beside the stored width it is made from:
+ * a JPEG, which Chromium puts into the PDF as it is.
+ */
+const printVariant = (width: number): string => `print-jpeg-w${width}-q84`;
 
 async function readBlob(blobStore: BlobStore, sha256: string): Promise<Buffer | null> {
   const stream = await blobStore.open(sha256);
@@ -118,23 +128,30 @@ async function readBlob(blobStore: BlobStore, sha256: string): Promise<Buffer | 
 }
 
 /**
- * The picture at `width` as a JPEG data: URI. A WebP (or PNG) would be decoded by Chromium and written into the
- * PDF as raw pixels, deflated: several times the bytes and most of the print time. The JPEG is made from the
- * stored WebP width once and kept beside it in the blob store.
+ * The picture `width` pixels wide (or narrower, never enlarged) as a JPEG data: URI. A WebP (or PNG) would be
+ * decoded by Chromium and written into the PDF as raw pixels, deflated: several times the bytes and most of the
+ * print time. The JPEG is made once from the smallest stored WebP width that covers `width` and kept beside it
+ * in the blob store.
  */
-async function inlineImage(sources: BrochureSources, ref: ImageRef | null, width: ImageWidth): Promise<BrochureImage | null> {
+async function inlineImage(sources: BrochureSources, ref: ImageRef | null, width: number): Promise<BrochureImage | null> {
   if (!ref) return null;
   const { blobStore } = sources;
-  const derived = await sources.derivatives.derivative(ref.key, width);
+  const storedWidth = IMAGE_WIDTHS.find((candidate) => candidate >= width) ?? DEFAULT_IMAGE_WIDTH;
+  const derived = await sources.derivatives.derivative(ref.key, storedWidth);
   if (!derived) return null;
-  const kept = await blobStore.findVariant(derived.sha256, PRINT_VARIANT);
+  const variant = printVariant(width);
+  const kept = await blobStore.findVariant(derived.sha256, variant);
   let jpeg = kept && (await readBlob(blobStore, kept.sha256));
   if (!jpeg) {
     const webp = await readBlob(blobStore, derived.sha256);
     if (!webp) return null;
-    jpeg = await sharp(webp).flatten({ background: '#ffffff' }).jpeg({ quality: 84, mozjpeg: true }).toBuffer();
+    jpeg = await sharp(webp)
+      .resize({ width, withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality: 84, mozjpeg: true })
+      .toBuffer();
     const stored = await blobStore.put(Readable.from([jpeg]), { contentType: 'image/jpeg' });
-    await blobStore.linkVariant(derived.sha256, PRINT_VARIANT, stored.sha256);
+    await blobStore.linkVariant(derived.sha256, variant, stored.sha256);
   }
   const printedWidth = Math.min(width, ref.width);
   return {
@@ -218,15 +235,15 @@ export async function buildBrochureModel(request: BrochureRequest, sources: Broc
   const wantsFloorPlans = sections.has('floor_plans');
   const location = project.location.latitude !== null && project.location.longitude !== null ? project.location : null;
   const [hero, developerLogo, gallery, floorPlans, portrait, map] = await Promise.all([
-    inlineImage(sources, galleryItems[0]?.image ?? null, 1600),
-    inlineImage(sources, developer?.logo ?? null, 800),
+    inlineImage(sources, galleryItems[0]?.image ?? null, PRINT_WIDTHS.cover),
+    inlineImage(sources, developer?.logo ?? null, PRINT_WIDTHS.logo),
     wantsGallery
-      ? Promise.all(galleryItems.slice(1, 1 + GALLERY_LIMIT).map((item) => inlineImage(sources, item.image, 800)))
+      ? Promise.all(galleryItems.slice(1, 1 + GALLERY_LIMIT).map((item) => inlineImage(sources, item.image, PRINT_WIDTHS.gallery)))
       : Promise.resolve([]),
     wantsFloorPlans
-      ? Promise.all(floorPlanItems.slice(0, FLOOR_PLAN_LIMIT).map((plan) => inlineImage(sources, plan.image, 1600)))
+      ? Promise.all(floorPlanItems.slice(0, FLOOR_PLAN_LIMIT).map((plan) => inlineImage(sources, plan.image, PRINT_WIDTHS.floorPlan)))
       : Promise.resolve([]),
-    sections.has('agent') && agentProfile ? inlineImage(sources, agentProfile.picture, 800) : Promise.resolve(null),
+    sections.has('agent') && agentProfile ? inlineImage(sources, agentProfile.picture, PRINT_WIDTHS.portrait) : Promise.resolve(null),
     sections.has('location') && location
       ? sources.maps.mapAround({ latitude: location.latitude!, longitude: location.longitude! })
       : Promise.resolve(null),

@@ -1,8 +1,8 @@
 import nock from 'nock';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMapImages, MAP_VIEW, tilesAround, type MapImages } from '../../workers/pdf/mapImage.js';
-import { silentLogger } from '../support/projectionHarness.js';
+import { createMapImages, MAP_VIEW, TILE_OUTAGE_WARNING_INTERVAL_MS, tilesAround, type MapImages } from '../../workers/pdf/mapImage.js';
+import { capturingLogger, silentLogger } from '../support/projectionHarness.js';
 import { brochureCatalogue, PROJECT_LOCATION, type BrochureCatalogue } from './builders.js';
 
 const TILE_HOST = 'https://tiles.example.test';
@@ -77,5 +77,30 @@ describe('location map from raster tiles', () => {
 
   it('when the network is unreachable, then no map is drawn', async () => {
     expect(await mapImages().mapAround({ latitude: 48.8566, longitude: 2.3522 })).toBeNull();
+  });
+
+  it('when tiles stay unavailable over many maps, then one warning per interval counts them, without a stack, and their return is logged', async () => {
+    const { logger, lines } = capturingLogger();
+    let clock = Date.parse('2025-03-01T09:00:00.000Z');
+    const maps = createMapImages({
+      blobStore: catalogue.blobStore,
+      tiles: { urlTemplate: `${TILE_HOST}/{z}/{x}/{y}.png`, userAgent: USER_AGENT, timeoutMs: 2_000 },
+      logger,
+      now: () => clock,
+    });
+    const place = (index: number) => ({ latitude: 40 + index / 100, longitude: 10 });
+    const warnings = () => lines.filter((line) => line.msg === 'location map not drawn: tiles unavailable');
+
+    for (let index = 0; index < 5; index++) expect(await maps.mapAround(place(index))).toBeNull();
+    clock += TILE_OUTAGE_WARNING_INTERVAL_MS;
+    expect(await maps.mapAround(place(5))).toBeNull();
+
+    expect(warnings().map((line) => line.notDrawn)).toEqual([1, 5]);
+    expect(warnings().every((line) => line.err === undefined && typeof line.reason === 'string')).toBe(true);
+    expect(JSON.stringify(warnings())).not.toContain('    at ');
+
+    nock(TILE_HOST).get(TILE_PATH).times(50).reply(200, tile, { 'Content-Type': 'image/png' });
+    expect(await maps.mapAround(place(6))).not.toBeNull();
+    expect(lines.filter((line) => line.msg === 'map tiles available again')).toHaveLength(1);
   });
 });

@@ -39,6 +39,8 @@ describe('brochure renderer', () => {
     return { renderer, lines };
   };
   const browserStarts = (lines: readonly LogLine[]) => lines.filter((line) => line.msg === 'brochure browser started');
+  const browserDeaths = (lines: readonly LogLine[]) =>
+    lines.filter((line) => line.msg === 'brochure browser died; the next render starts another');
 
   beforeAll(async () => {
     catalogue = await brochureCatalogue();
@@ -169,6 +171,7 @@ describe('brochure renderer', () => {
 
       expect(next.pages).toBe(1);
       expect(browserStarts(lines)).toHaveLength(2);
+      expect(browserDeaths(lines)).toHaveLength(1);
       expect(own.rendersStarted).toBe(2);
     } finally {
       await own.close();
@@ -201,6 +204,17 @@ describe('brochure renderer', () => {
     } finally {
       await own.close();
     }
+  });
+
+  it('when the renderer is closed after rendering, then its browser stops without being logged as died', async () => {
+    const { renderer: own, lines } = rendererWith();
+    await own.render(brochureRequest({ sections: ['cover'] }));
+
+    await own.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect(browserStarts(lines)).toHaveLength(1);
+    expect(browserDeaths(lines)).toHaveLength(0);
   });
 
   it('when the renderer is closed, then a render rejects with RendererUnavailableError', async () => {

@@ -199,7 +199,9 @@ export function createBrochureRenderer(options: BrochureRendererOptions): Brochu
       (browser) =>
         browser.on('disconnected', () => {
           instance.dead = true;
-          if (!instance.retired) logger.warn({ served: instance.served }, 'brochure browser died; the next render starts another');
+          // A browser closed by close() or by its retirement went away as asked: only a loss while open is a crash.
+          if (!instance.retired && !closed)
+            logger.warn({ served: instance.served }, 'brochure browser died; the next render starts another');
           retire(instance);
           instances.delete(instance);
         }),

@@ -82,15 +82,54 @@ const MARKER_SVG = Buffer.from(
 
 class TileUnavailable extends Error {}
 
+/** While tiles stay unavailable, one warning per this long, with how many maps were not drawn since the last. */
+export const TILE_OUTAGE_WARNING_INTERVAL_MS = 60_000;
+
+/** A run of maps not drawn for want of tiles, from the first failure to the next map drawn. */
+interface TileOutage {
+  since: Date;
+  warnedAt: number;
+  notDrawnSinceWarning: number;
+}
+
 /**
  * Location maps from raster tiles, composed with sharp into one PNG with a marker at the centre. A composed
  * map is kept in the blob store, linked as a variant of a small blob that names what was drawn (tile source,
  * zoom, size, centre): the same place is drawn once, by any worker. A map with a tile missing (no network,
  * a timeout, an error status) is not drawn and not kept; the brochure prints the coordinates instead.
  */
-export function createMapImages(options: { blobStore: BlobStore; tiles: TileSource; logger: Logger }): MapImages {
+export function createMapImages(options: { blobStore: BlobStore; tiles: TileSource; logger: Logger; now?: () => number }): MapImages {
   const { blobStore, tiles, logger } = options;
+  const now = options.now ?? Date.now;
   let tilesFetched = 0;
+  let outage: TileOutage | null = null;
+
+  /** Without a network every render fails the same way: a warning (no stack) when an outage starts, then once per interval. */
+  const tilesFailed = (error: unknown, at: Coordinates): void => {
+    const time = now();
+    if (outage && time - outage.warnedAt < TILE_OUTAGE_WARNING_INTERVAL_MS) {
+      outage.notDrawnSinceWarning++;
+      return;
+    }
+    const notDrawn = (outage?.notDrawnSinceWarning ?? 0) + 1;
+    outage = { since: outage?.since ?? new Date(time), warnedAt: time, notDrawnSinceWarning: 0 };
+    logger.warn(
+      {
+        reason: error instanceof Error ? error.message : String(error),
+        latitude: at.latitude,
+        longitude: at.longitude,
+        notDrawn,
+        since: outage.since.toISOString(),
+      },
+      'location map not drawn: tiles unavailable',
+    );
+  };
+
+  const tilesBack = (): void => {
+    if (!outage) return;
+    logger.info({ notDrawnSinceWarning: outage.notDrawnSinceWarning, since: outage.since.toISOString() }, 'map tiles available again');
+    outage = null;
+  };
 
   const fetchTile = async (placement: TilePlacement, signal: AbortSignal): Promise<Buffer> => {
     tilesFetched++;
@@ -151,9 +190,10 @@ export function createMapImages(options: { blobStore: BlobStore; tiles: TileSour
       try {
         png = await draw(at);
       } catch (error) {
-        logger.warn({ err: error, latitude: at.latitude, longitude: at.longitude }, 'location map not drawn: tiles unavailable');
+        tilesFailed(error, at);
         return null;
       }
+      tilesBack();
       const stored = await blobStore.put(Readable.from([png]), { contentType: 'image/png' });
       await blobStore.linkVariant(name.sha256, MAP_VARIANT, stored.sha256);
       return png;

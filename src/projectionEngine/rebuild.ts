@@ -1,7 +1,7 @@
 import type { EventStore, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
 import type { GenerationStore, ReadStore } from '../readStore/readStore.js';
 import { checkpointNameOf, type Projection } from './projection.js';
-import { FreshGenerationDocuments, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
+import { FreshGenerationDocuments, HeldWrites, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 
 export interface RebuildProgress {
   processed: number;
@@ -16,6 +16,8 @@ export interface RebuildOptions {
   projections: readonly Projection[];
   /** Events per page read and per write; each projection writes once per page. */
   batchSize?: number;
+  /** Documents each projection holds back from writing at most (see HeldWrites). */
+  maxHeldDocuments?: number;
   onProgress?: (progress: RebuildProgress) => void;
 }
 
@@ -33,18 +35,26 @@ export interface RebuildResult {
  */
 const DEFAULT_REBUILD_BATCH_SIZE = 1_500;
 
+/**
+ * Documents a projection holds back from writing at most (see HeldWrites). They are mostly documents the
+ * projection keeps in memory anyway (FreshGenerationDocuments keeps 50,000); those still held at the end
+ * are written after the last page, while the rebuild waits, so the bound is also the longest such tail.
+ */
+const DEFAULT_MAX_HELD_DOCUMENTS = 5_000;
+
 interface GenerationTarget {
   projection: Projection;
   handled: ReadonlySet<string>;
   generation: GenerationStore;
-  documents: FreshGenerationDocuments;
+  documents: HeldWrites;
   promoted: boolean;
 }
 
 /**
  * Rebuilds projections from the start of the log into fresh generations (blue/green): the global log is
  * read once, in large pages, and every page feeds every selected projection, which writes it with its
- * checkpoint in one write. Reading goes on until a page comes back empty, so the generations have caught
+ * checkpoint in one write (holding back the documents that later pages may change again, see HeldWrites,
+ * until the bound or the end of the log releases them). Reading goes on until a page comes back empty, so the generations have caught
  * up with the head when they are promoted, all together; on any error they are discarded and the live
  * models were never touched. A projector running elsewhere notices the promoted checkpoints and resumes
  * from them.
@@ -52,6 +62,7 @@ interface GenerationTarget {
 export async function rebuildProjections(options: RebuildOptions): Promise<RebuildResult> {
   const { eventStore, readStore, projections, onProgress } = options;
   const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH_SIZE;
+  const maxHeld = options.maxHeldDocuments ?? DEFAULT_MAX_HELD_DOCUMENTS;
   const started = performance.now();
   const elapsedSeconds = () => (performance.now() - started) / 1000;
 
@@ -64,11 +75,15 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
   try {
     for (const projection of projections) {
       const generation = await readStore.beginGeneration(projection.collections);
+      const fresh = new FreshGenerationDocuments();
+      const unique = new Set(
+        Object.entries(projection.indexes).flatMap(([collection, indexes]) => (indexes.some((index) => index.unique) ? [collection] : [])),
+      );
       targets.push({
         projection,
         handled: new Set(projection.handles),
         generation,
-        documents: new FreshGenerationDocuments(),
+        documents: new HeldWrites(fresh, (collection) => !unique.has(collection) && fresh.isRead(collection), maxHeld),
         promoted: false,
       });
       for (const [collection, indexes] of Object.entries(projection.indexes)) {
@@ -80,6 +95,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     const head = await eventStore.headPosition();
     let processed = 0;
     let firstPosition: bigint | null = null;
+    let lastPosition: bigint | null = null;
     for (let next = await firstPage; !next.done; next = await pages.next()) {
       const page = next.value;
       const last = page.at(-1);
@@ -97,6 +113,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
       }
       processed += page.length;
       firstPosition ??= page[0]!.position;
+      lastPosition = last.position;
       if (onProgress) {
         onProgress({
           processed,
@@ -106,6 +123,13 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
       }
     }
 
+    // What the projections held back, with the checkpoint of the last page.
+    for (const target of targets) {
+      const held = target.documents.release();
+      if (held.length > 0 && lastPosition !== null) {
+        await target.generation.write(held, [{ name: checkpointNameOf(target.projection), position: lastPosition }]);
+      }
+    }
     for (const target of targets) {
       await target.generation.promote();
       target.promoted = true;
@@ -167,11 +191,22 @@ class EventRouter {
   }
 }
 
-/** Applies the events the target handles; the checkpoint is `position`, the end of the events read. */
+/**
+ * Applies the events the target handles; the checkpoint is `position`, the end of the events read. The
+ * writes it may hold back (HeldWrites) are held only once the others were accepted, so that a page that
+ * fails leaves nothing held for its halves to build on; those released to stay within the bound follow.
+ */
 async function projectEvents(target: GenerationTarget, handled: readonly RecordedEvent[], position: bigint): Promise<void> {
   const unitOfWork = new UnitOfWork(target.generation, target.documents);
   for (const event of handled) await target.projection.apply(event, unitOfWork);
-  await target.generation.write(unitOfWork.ops(), [{ name: checkpointNameOf(target.projection), position }]);
+  const checkpoints = [{ name: checkpointNameOf(target.projection), position }];
+  const ops = unitOfWork.ops();
+  await target.generation.write(
+    ops.filter((op) => !target.documents.holds(op.collection)),
+    checkpoints,
+  );
+  const released = target.documents.hold(ops);
+  if (released.length > 0) await target.generation.write(released, checkpoints);
   unitOfWork.committed();
 }
 

@@ -342,14 +342,16 @@ export class EmbeddedEngine implements StoreView {
 
   /**
    * A generation's unique keys of one of its physical collections; built from the table only while none
-   * of its writes is in flight (undefined otherwise), and again whenever the unique indexes change.
+   * of its writes is in flight (undefined otherwise), and again whenever the unique indexes change. A
+   * collection without unique indexes has none to build, whatever is in flight: its first write is queued
+   * like any other, however late in a rebuild it comes (a rebuild holds some collections' writes back).
    */
   private generationKeysOf(generation: Generation, writer: GenerationWriter, physical: string, logical: string): UniqueKeys | undefined {
     const specs = [...(this.indexSpecs.get(logical)?.values() ?? [])].filter((spec) => spec.unique);
     const signature = JSON.stringify(specs);
     const known = generation.keys.get(physical);
     if (known?.signature === signature) return known.keys;
-    if (writer.hasInFlight(generation.id)) return undefined;
+    if (specs.length > 0 && writer.hasInFlight(generation.id)) return undefined;
     const keys =
       specs.length === 0
         ? new UniqueKeys()

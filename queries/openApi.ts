@@ -8,7 +8,7 @@ import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute 
 import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
 import { mediaFilesPaths } from './mediaFiles.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../src/pdf/idempotencyStore.js';
+import { idempotencyKeySchema } from '../src/pdf/idempotencyStore.js';
 import { PDF_CURRENCIES, pdfRequestBodySchema, pdfRequestQuerySchema } from '../src/pdf/pdfOptions.js';
 import { PDF_ENTITLEMENTS, PDF_SCOPES, PROJECT_PDF_PATH, pdfResultSchema } from './projectPdf.js';
 import { projectParams } from './projects.js';
@@ -380,14 +380,7 @@ function projectPdfOperation(): ZodOpenApiOperationObject {
       query: pdfRequestQuerySchema,
       header: z.object({
         'X-Request-Id': requestIdParameter,
-        'Idempotency-Key': z
-          .string()
-          .regex(IDEMPOTENCY_KEY_PATTERN)
-          .optional()
-          .meta({
-            description: 'Makes a retry safe: the same key and request within 24 hours answer the first result (see above).',
-            param: { id: 'IdempotencyKey' },
-          }),
+        'Idempotency-Key': idempotencyKeySchema,
         ...signingParameters,
       }),
     },

@@ -20,7 +20,7 @@ import type { LinkSigner } from '../src/http/signedLinks.js';
 import { issuesToFields } from '../src/http/validation.js';
 import type { JobQueue } from '../src/jobQueue/jobQueue.js';
 import type { Limits } from '../src/limits/limits.js';
-import { IDEMPOTENCY_KEY_PATTERN, IdempotencyKeyInUse, IdempotencyKeyReused, type IdempotencyStore } from '../src/pdf/idempotencyStore.js';
+import { idempotencyKeySchema, IdempotencyKeyInUse, IdempotencyKeyReused, type IdempotencyStore } from '../src/pdf/idempotencyStore.js';
 import type { PdfConsumeResult, PdfLimiter, PdfQuotaState } from '../src/pdf/pdfLimits.js';
 import {
   brochureFingerprint,
@@ -187,21 +187,22 @@ interface ParsedInput {
 function parseInput(received: unknown, req: Request): ParsedInput {
   const body = pdfRequestBodySchema.safeParse(received ?? {});
   const query = pdfRequestQuerySchema.safeParse({ ...req.query });
-  const idempotencyKey = req.get(IDEMPOTENCY_KEY_HEADER) ?? null;
+  const idempotencyKey = idempotencyKeySchema.safeParse(req.get(IDEMPOTENCY_KEY_HEADER));
   const fields: Record<string, string> = {};
   if (!body.success) issuesToFields('body', body.error.issues, fields);
   if (!query.success) issuesToFields('query', query.error.issues, fields);
-  if (idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-    fields[IDEMPOTENCY_KEY_FIELD] = 'must be 1 to 255 visible ASCII characters (no spaces)';
-  }
-  if (!body.success || !query.success || Object.keys(fields).length > 0) throw new ValidationFailed(fields);
+  if (!idempotencyKey.success) fields[IDEMPOTENCY_KEY_FIELD] = idempotencyKey.error.issues[0]!.message;
+  if (!body.success || !query.success || !idempotencyKey.success) throw new ValidationFailed(fields);
   const fromQuery = query.data.agent_profile_id;
   const fromBody = body.data.agent_profile_id;
   if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
     throw new ValidationFailed({ 'query.agent_profile_id': `differs from body.agent_profile_id (${fromQuery} and ${fromBody})` });
   }
   const agentProfileId = fromBody ?? fromQuery;
-  return { body: { ...body.data, ...(agentProfileId === undefined ? {} : { agent_profile_id: agentProfileId }) }, idempotencyKey };
+  return {
+    body: { ...body.data, ...(agentProfileId === undefined ? {} : { agent_profile_id: agentProfileId }) },
+    idempotencyKey: idempotencyKey.data ?? null,
+  };
 }
 
 function chosenTemplate(requested: string | undefined, settings: EffectivePdfSettings): PdfTemplate {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 
 /**
@@ -34,8 +35,15 @@ export interface IdempotencyTimes {
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
 
-/** The header's value: 1 to 255 visible ASCII characters (no spaces, no controls). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** The Idempotency-Key header's value: 1 to 255 visible ASCII characters (no spaces, no controls). */
+export const idempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters (no spaces)')
+  .optional()
+  .meta({
+    description: 'Makes a retry safe: the same key and request within 24 hours answer the first result (see above).',
+    param: { id: 'IdempotencyKey' },
+  });
 
 export class IdempotencyKeyReused extends ApiError {
   constructor() {

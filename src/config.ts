@@ -52,8 +52,20 @@ export interface Config {
   pdf: PdfConfig;
   /** Background job queues (src/jobQueue/): the Redis key prefix (BullMQ), completed jobs' retention, the lease of a running job. */
   jobQueue: { prefix: string; completedRetentionMs: number; leaseMs: number };
+  /** Prometheus metrics (METRICS) and the port that serves them without the admin token (METRICS_PORT). */
+  metrics: MetricsConfig;
+  /** How far the read models may trail the event log before `GET /readyz` answers 503 (READY_MAX_LAG_*). */
+  readiness: { maxLagEvents: number; maxLagSeconds: number };
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
+}
+
+/** The METRICS* variables. */
+export interface MetricsConfig {
+  /** METRICS=on: the service measures itself and serves `GET /metrics`; off: nothing is measured (benchmarks). */
+  enabled: boolean;
+  /** A second port, bound to HOST, serving /metrics, /livez and /readyz without the admin token (a private network's scraper). */
+  port?: number;
 }
 
 /** The PDF_* variables. */
@@ -227,6 +239,10 @@ const environmentSchema = z.object({
   JOB_QUEUE_PREFIX: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _, . or -'), 'catalogue'),
   JOB_COMPLETED_RETENTION_HOURS: withDefault(integer(1, 8_760), '24'),
   JOB_LEASE_SECONDS: withDefault(integer(5, 3_600), '30'),
+  METRICS: withDefault(z.enum(ON_OFF, { error: `must be one of ${ON_OFF.join(', ')}` }), 'on'),
+  METRICS_PORT: optional(integer(0, 65_535)),
+  READY_MAX_LAG_EVENTS: withDefault(integer(1, 1_000_000), '1000'),
+  READY_MAX_LAG_SECONDS: withDefault(integer(1, 86_400), '60'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -267,6 +283,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Links built from each request's Host would let a forged Host into responses that caches share.
   if (externalStoreSet && known.PUBLIC_BASE_URL === undefined) {
     addProblem('PUBLIC_BASE_URL', 'is required (the API base URL, ending in /v1) when EVENTSTORE_URL or MONGODB_URL is set');
+  }
+  // One port cannot serve both the API and the unauthenticated metrics; 0 (any free port, for tests) never collides.
+  const port = environmentSchema.shape.PORT.safeParse(known.PORT);
+  const metricsPort = environmentSchema.shape.METRICS_PORT.safeParse(known.METRICS_PORT);
+  if (port.success && metricsPort.success && metricsPort.data !== undefined && metricsPort.data !== 0 && metricsPort.data === port.data) {
+    addProblem('METRICS_PORT', 'must differ from PORT');
   }
   if (!parsed.success || Object.keys(problems).length > 0) throw new ConfigError(problems);
   const vars = parsed.data;
@@ -321,6 +343,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       completedRetentionMs: vars.JOB_COMPLETED_RETENTION_HOURS * 3_600_000,
       leaseMs: vars.JOB_LEASE_SECONDS * 1000,
     },
+    metrics: { enabled: vars.METRICS === 'on', ...(vars.METRICS_PORT === undefined ? {} : { port: vars.METRICS_PORT }) },
+    readiness: { maxLagEvents: vars.READY_MAX_LAG_EVENTS, maxLagSeconds: vars.READY_MAX_LAG_SECONDS },
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

@@ -53,6 +53,8 @@ describe('loadConfig', () => {
         tileUserAgent: 'property-catalogue-api/1.0 (brochure maps)',
       },
       jobQueue: { prefix: 'catalogue', completedRetentionMs: 24 * 3_600_000, leaseMs: 30_000 },
+      metrics: { enabled: true },
+      readiness: { maxLagEvents: 1000, maxLagSeconds: 60 },
       mode: 'embedded',
     });
   });
@@ -269,6 +271,17 @@ describe('loadConfig', () => {
     expect(problem).not.toContain('proxy.internal');
     expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.0/33' })).toHaveProperty('TRUSTED_PROXIES');
     expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.0/8,' })).toHaveProperty('TRUSTED_PROXIES');
+  });
+
+  it('when the metrics and readiness variables are set, then they are parsed; bad values, or METRICS_PORT equal to PORT, are each named', () => {
+    const config = loadConfig({ METRICS: 'off', METRICS_PORT: '9464', READY_MAX_LAG_EVENTS: '50', READY_MAX_LAG_SECONDS: '15' });
+    expect(config.metrics).toEqual({ enabled: false, port: 9464 });
+    expect(config.readiness).toEqual({ maxLagEvents: 50, maxLagSeconds: 15 });
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics).toEqual({ enabled: true, port: 0 });
+    expect(problemsOf({ METRICS_PORT: '8080' })).toEqual({ METRICS_PORT: 'must differ from PORT' });
+    expect(
+      Object.keys(problemsOf({ METRICS: 'yes', METRICS_PORT: '70000', READY_MAX_LAG_EVENTS: '0', READY_MAX_LAG_SECONDS: 'a minute' })),
+    ).toEqual(['METRICS', 'METRICS_PORT', 'READY_MAX_LAG_EVENTS', 'READY_MAX_LAG_SECONDS']);
   });
 
   it('when RATE_LIMITS is off, then limits are off; when it is anything but on or off, then a ConfigError names RATE_LIMITS', () => {

@@ -4,6 +4,7 @@ import {
   MongoClient,
   MongoServerError,
   type AnyBulkWriteOperation,
+  type ClientSession,
   type Collection,
   type Db,
   type Document,
@@ -13,6 +14,7 @@ import {
 import {
   DuplicateKeyError,
   indexName,
+  StaleFencingTokenError,
   type Checkpoint,
   type Doc,
   type DocId,
@@ -30,8 +32,10 @@ import {
  * MongoDB read store. Logical collections map to physical ones through one mapping document in `_aliases`
  * (cached for a second, so other processes see a promote within that time); that document also names the
  * scope each live checkpoint is kept under, so a promote switches collections and checkpoints in one
- * single-document update. Checkpoints live in `_checkpoints` (positions as decimal strings), unfinished
- * generations in `_generations`.
+ * single-document update. Checkpoints live in `_checkpoints` (positions as decimal strings, with the highest
+ * fencing token written), unfinished generations in `_generations`. A live write whose checkpoints carry
+ * fencing tokens runs in a transaction (MongoDB runs as a replica set here, as the design says): the
+ * checkpoints' conditional updates first, so a stale token aborts it before any document is written.
  */
 
 const ALIASES = '_aliases';
@@ -61,6 +65,8 @@ interface CheckpointDoc {
   scope: string;
   name: string;
   position: string;
+  /** The highest fencing token the checkpoint was written with; absent until one was. */
+  fencingToken?: number;
 }
 
 interface GenerationDoc {
@@ -137,14 +143,34 @@ const toIndexDescription = (spec: IndexSpec): IndexDescription => ({
   ...(spec.unique ? { unique: true } : {}),
 });
 
+/** Operations on one collection, in a row, written as one ordered bulk write. */
+interface WriteRun {
+  collection: string;
+  physical: string;
+  models: Array<AnyBulkWriteOperation<StoredDoc>>;
+}
+
+function assertFencingToken(checkpoint: Checkpoint): void {
+  const { fencingToken } = checkpoint;
+  if (fencingToken !== undefined && !(Number.isSafeInteger(fencingToken) && fencingToken > 0)) {
+    throw new TypeError(`Checkpoint ${checkpoint.name} fencing token must be a positive safe integer`);
+  }
+}
+
 interface MongoView {
   physicalOf(collection: string): Promise<string>;
   checkpointScopeOf(name: string): Promise<string>;
   assertUsable(): void;
+  /**
+   * Whether fencing tokens are checked in a transaction: on the live store. A generation is written only by
+   * the rebuild that began it; its tokens are kept, and reach the live checkpoints when it is promoted.
+   */
+  readonly checksFencing: boolean;
 }
 
 class MongoGeneration implements MongoView {
   finished = false;
+  readonly checksFencing = false;
 
   constructor(
     readonly id: string,
@@ -167,6 +193,7 @@ class MongoGeneration implements MongoView {
 }
 
 class MongoEngine implements MongoView {
+  readonly checksFencing = true;
   private closed = false;
   private cachedMapping: { mapping: LiveMapping; fetchedAt: number } | undefined;
   private mappingRequest: Promise<LiveMapping> | undefined;
@@ -259,7 +286,65 @@ class MongoEngine implements MongoView {
   /** Ordered bulk writes, one per run of operations on the same collection, then the checkpoints. */
   async write(view: MongoView, ops: readonly WriteOp[], checkpoints: readonly Checkpoint[]): Promise<void> {
     view.assertUsable();
-    const runs: Array<{ collection: string; physical: string; models: Array<AnyBulkWriteOperation<StoredDoc>> }> = [];
+    for (const checkpoint of checkpoints) assertFencingToken(checkpoint);
+    const runs = await this.runsOf(view, ops);
+    const scoped = await Promise.all(
+      checkpoints.map(async (checkpoint) => ({ ...checkpoint, scope: await view.checkpointScopeOf(checkpoint.name) })),
+    );
+    if (view.checksFencing && checkpoints.some((checkpoint) => checkpoint.fencingToken !== undefined)) {
+      await this.fencedWrite(runs, scoped);
+      return;
+    }
+    for (const run of runs) await this.writeRun(run);
+    if (scoped.length === 0) return;
+    await this.checkpoints.bulkWrite(
+      scoped.map(({ scope, name, position, fencingToken }) => ({
+        updateOne: {
+          filter: { _id: checkpointId(scope, name) },
+          update: { $set: { scope, name, position: position.toString(), ...(fencingToken === undefined ? {} : { fencingToken }) } },
+          upsert: true,
+        },
+      })),
+      { ordered: true },
+    );
+  }
+
+  /**
+   * One transaction: each checkpoint is updated only where its stored token is not greater (an upsert that
+   * finds the checkpoint with a greater token inserts its _id again: E11000, the refusal), then the documents.
+   */
+  private async fencedWrite(runs: readonly WriteRun[], checkpoints: ReadonlyArray<Checkpoint & { scope: string }>): Promise<void> {
+    const session = this.client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        for (const { scope, name, position, fencingToken } of checkpoints) {
+          const _id = checkpointId(scope, name);
+          if (fencingToken === undefined) {
+            await this.checkpoints.updateOne({ _id }, { $set: { scope, name, position: position.toString() } }, { upsert: true, session });
+            continue;
+          }
+          try {
+            await this.checkpoints.updateOne(
+              { _id, $or: [{ fencingToken: { $exists: false } }, { fencingToken: { $lte: fencingToken } }] },
+              { $set: { scope, name, position: position.toString(), fencingToken } },
+              { upsert: true, session },
+            );
+          } catch (error) {
+            if (codeOf(error) !== DUPLICATE_KEY) throw error;
+            // Outside the session: the error aborted its transaction.
+            const stored = await this.checkpoints.findOne({ _id });
+            throw new StaleFencingTokenError(name, fencingToken, stored?.fencingToken ?? null);
+          }
+        }
+        for (const run of runs) await this.writeRun(run, session);
+      });
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  private async runsOf(view: MongoView, ops: readonly WriteOp[]): Promise<WriteRun[]> {
+    const runs: WriteRun[] = [];
     for (const op of ops) {
       const model: AnyBulkWriteOperation<StoredDoc> =
         op.op === 'put'
@@ -269,26 +354,15 @@ class MongoEngine implements MongoView {
       if (last?.collection === op.collection) last.models.push(model);
       else runs.push({ collection: op.collection, physical: await view.physicalOf(op.collection), models: [model] });
     }
-    for (const run of runs) {
-      try {
-        await this.collectionOf(run.physical).bulkWrite(run.models, { ordered: true });
-      } catch (error) {
-        throw asDuplicateKeyError(error, run.collection);
-      }
+    return runs;
+  }
+
+  private async writeRun(run: WriteRun, session?: ClientSession): Promise<void> {
+    try {
+      await this.collectionOf(run.physical).bulkWrite(run.models, { ordered: true, ...(session ? { session } : {}) });
+    } catch (error) {
+      throw asDuplicateKeyError(error, run.collection);
     }
-    if (checkpoints.length === 0) return;
-    const models: Array<AnyBulkWriteOperation<CheckpointDoc>> = [];
-    for (const { name, position } of checkpoints) {
-      const scope = await view.checkpointScopeOf(name);
-      models.push({
-        updateOne: {
-          filter: { _id: checkpointId(scope, name) },
-          update: { $set: { scope, name, position: position.toString() } },
-          upsert: true,
-        },
-      });
-    }
-    await this.checkpoints.bulkWrite(models, { ordered: true });
   }
 
   async ensureIndexes(view: MongoView, collection: string, indexes: readonly IndexSpec[]): Promise<void> {
@@ -341,6 +415,7 @@ class MongoEngine implements MongoView {
       }
       const checkpointScopes = new Map(current.checkpointScopes);
       const replacedCheckpoints = written.map((name) => checkpointId(checkpointScopes.get(name) ?? LIVE_SCOPE, name));
+      await this.carryFencingTokens(generation.id, replacedCheckpoints);
       for (const name of written) checkpointScopes.set(name, generation.id);
       const next: LiveMapping = { revision: current.revision + 1, collections, checkpointScopes };
       if (!(await this.swapMapping(current.revision, next))) continue;
@@ -353,6 +428,17 @@ class MongoEngine implements MongoView {
       return;
     }
     throw new Error(`Generation ${generation.id} could not be promoted: the live mapping kept changing`);
+  }
+
+  /**
+   * The live fencing tokens never go down: each promoted checkpoint keeps the greater of its own token and
+   * the one of the live checkpoint it replaces (a rebuild run without a lease, `npm run replay`, has none).
+   */
+  private async carryFencingTokens(generation: string, liveIds: readonly string[]): Promise<void> {
+    const live = await this.checkpoints.find({ _id: { $in: [...liveIds] }, fencingToken: { $exists: true } }).toArray();
+    for (const { name, fencingToken } of live) {
+      await this.checkpoints.updateOne({ _id: checkpointId(generation, name) }, { $max: { fencingToken: fencingToken! } });
+    }
   }
 
   async discard(generation: MongoGeneration): Promise<void> {

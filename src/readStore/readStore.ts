@@ -61,6 +61,13 @@ export type WriteOp =
 export interface Checkpoint {
   name: string;
   position: bigint;
+  /**
+   * The writer's lease token (src/projectionEngine/projectorLease.ts). The store keeps the highest token a
+   * checkpoint was written with, and refuses the whole write, with StaleFencingTokenError, when one of its
+   * checkpoints carries a lower one: a projector whose lease lapsed while it was paused cannot write after
+   * the next holder did. A checkpoint written without a token is not checked and keeps the stored token.
+   */
+  fencingToken?: number;
 }
 
 /** An index a query needs: keys in order; `unique` enforces uniqueness. */
@@ -87,6 +94,26 @@ export class DuplicateKeyError extends Error {
   }
 }
 
+/**
+ * A write carried a checkpoint whose fencing token is lower than the one stored for that checkpoint: another
+ * holder of its lease has written since. Nothing of the write is stored.
+ */
+export class StaleFencingTokenError extends Error {
+  readonly code = 'STALE_FENCING_TOKEN';
+  constructor(
+    readonly checkpoint: string,
+    readonly fencingToken: number,
+    /** The token stored with the checkpoint, when the store could tell. */
+    readonly storedToken: number | null,
+  ) {
+    super(
+      `Checkpoint ${checkpoint} was written with fencing token ${storedToken ?? 'greater than this one'}; ` +
+        `a write with token ${fencingToken} is refused`,
+    );
+    this.name = 'StaleFencingTokenError';
+  }
+}
+
 /** MongoDB's default index name: `field_direction` pairs joined by `_`. */
 export const indexName = (index: IndexSpec): string => index.keys.map(([field, direction]) => `${field}_${direction}`).join('_');
 
@@ -105,7 +132,9 @@ export interface ReadStore {
   findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null>;
   /**
    * Applies the operations in order, then stores the checkpoints. Embedded: one transaction. MongoDB:
-   * ordered bulk writes, checkpoints last, so a crash in between re-applies (projections are idempotent).
+   * ordered bulk writes, checkpoints last, so a crash in between re-applies (projections are idempotent);
+   * a live write whose checkpoints carry fencing tokens is one transaction, checked against the stored
+   * tokens first (see Checkpoint.fencingToken).
    */
   write(ops: WriteOp[], checkpoints?: Checkpoint[]): Promise<void>;
   getCheckpoint(name: string): Promise<bigint | null>;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
-import type { Doc, Filter, ReadStore, WriteOp } from '../../src/readStore/readStore.js';
+import { StaleFencingTokenError, type Doc, type Filter, type ReadStore, type WriteOp } from '../../src/readStore/readStore.js';
 import { readStoreContract } from './readStoreContract.js';
 
 const tempDir = mkdtempSync(join(tmpdir(), 'embedded-read-store-'));
@@ -156,6 +156,42 @@ describe('embedded read store', () => {
         expect((await left.find('counters')).total).toBe(index + 1);
         expect((await right.find('counters')).total).toBe(index + 1);
       }
+    });
+  });
+
+  describe('fencing tokens across processes', () => {
+    it('when a new leader wrote on another connection, then the paused old leader cannot write its batch, and its mirror shows none of it', async () => {
+      const file = aDatabaseFile();
+      const oldLeader = open(file);
+      const newLeader = open(file);
+      await oldLeader.write([put('projects', { _id: 1, name: 'v1' })], [{ name: 'projects', position: 1n, fencingToken: 100 }]);
+      await newLeader.write([put('projects', { _id: 1, name: 'v2' })], [{ name: 'projects', position: 2n, fencingToken: 101 }]);
+
+      const refused = oldLeader.write(
+        [put('projects', { _id: 1, name: 'stale' })],
+        [{ name: 'projects', position: 2n, fencingToken: 100 }],
+      );
+
+      await expect(refused).rejects.toBeInstanceOf(StaleFencingTokenError);
+      expect(await oldLeader.get('projects', 1)).toEqual({ _id: 1, name: 'v2' });
+      expect(await newLeader.getCheckpoint('projects')).toBe(2n);
+    });
+
+    it('when a file written before fencing tokens existed is opened, then its checkpoints are kept and gain the token column', async () => {
+      const file = aDatabaseFile();
+      const before = new Database(file);
+      before.exec(`
+        CREATE TABLE checkpoints (scope TEXT NOT NULL, name TEXT NOT NULL, position TEXT NOT NULL, PRIMARY KEY (scope, name)) WITHOUT ROWID;
+        INSERT INTO checkpoints (scope, name, position) VALUES ('', 'projects', '42');
+      `);
+      before.close();
+
+      const store = open(file);
+
+      expect(await store.getCheckpoint('projects')).toBe(42n);
+      await store.write([], [{ name: 'projects', position: 43n, fencingToken: 5 }]);
+      await expect(store.write([], [{ name: 'projects', position: 44n, fencingToken: 4 }])).rejects.toBeInstanceOf(StaleFencingTokenError);
+      expect(await open(file).getCheckpoint('projects')).toBe(43n);
     });
   });
 

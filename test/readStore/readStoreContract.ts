@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DuplicateKeyError,
+  StaleFencingTokenError,
   type Doc,
   type DocId,
   type Filter,
@@ -450,6 +451,110 @@ export function readStoreContract(name: string, create: () => Promise<ReadStore>
         expect(await store.get(collection, 1)).toEqual({ _id: 1 });
         expect(await store.getCheckpoint(first)).toBe(10n);
         expect(await store.getCheckpoint(second)).toBe(0n);
+      });
+    });
+
+    describe('fencing tokens', () => {
+      it('when a checkpoint was written with a token, then a write with a lower one is refused whole, naming the checkpoint', async () => {
+        const collection = aCollectionName('fenced');
+        const checkpoint = aCheckpointName();
+        await store.write([put(collection, { _id: 1, by: 'new leader' })], [{ name: checkpoint, position: 20n, fencingToken: 7 }]);
+
+        const error = await rejectionOf(
+          store.write(
+            [put(collection, { _id: 1, by: 'old leader' }), put(collection, { _id: 2 })],
+            [{ name: checkpoint, position: 30n, fencingToken: 6 }],
+          ),
+        );
+
+        expect(error).toBeInstanceOf(StaleFencingTokenError);
+        expect(error).toMatchObject({ code: 'STALE_FENCING_TOKEN', checkpoint, fencingToken: 6, storedToken: 7 });
+        expect(await store.getCheckpoint(checkpoint)).toBe(20n);
+        expect((await store.find(collection)).items).toEqual([{ _id: 1, by: 'new leader' }]);
+      });
+
+      it('when the token is equal or greater, then the write is stored and the greater token is kept', async () => {
+        const checkpoint = aCheckpointName();
+        await store.write([], [{ name: checkpoint, position: 1n, fencingToken: 3 }]);
+
+        await store.write([], [{ name: checkpoint, position: 2n, fencingToken: 3 }]);
+        await store.write([], [{ name: checkpoint, position: 3n, fencingToken: 9 }]);
+
+        expect(await store.getCheckpoint(checkpoint)).toBe(3n);
+        expect(await rejectionOf(store.write([], [{ name: checkpoint, position: 4n, fencingToken: 8 }]))).toBeInstanceOf(
+          StaleFencingTokenError,
+        );
+      });
+
+      it('when a checkpoint is written without a token, then it is not checked and the stored token stays', async () => {
+        const checkpoint = aCheckpointName();
+        await store.write([], [{ name: checkpoint, position: 1n, fencingToken: 5 }]);
+
+        await store.write([], [{ name: checkpoint, position: 2n }]);
+
+        expect(await store.getCheckpoint(checkpoint)).toBe(2n);
+        expect(await rejectionOf(store.write([], [{ name: checkpoint, position: 3n, fencingToken: 4 }]))).toBeInstanceOf(
+          StaleFencingTokenError,
+        );
+      });
+
+      it('when one of several checkpoints carries a stale token, then none of the write is stored', async () => {
+        const [fresh, fenced] = [aCheckpointName(), aCheckpointName()];
+        await store.write([], [{ name: fenced, position: 1n, fencingToken: 10 }]);
+
+        const error = await rejectionOf(
+          store.write(
+            [],
+            [
+              { name: fresh, position: 5n, fencingToken: 2 },
+              { name: fenced, position: 5n, fencingToken: 2 },
+            ],
+          ),
+        );
+
+        expect(error).toBeInstanceOf(StaleFencingTokenError);
+        expect(await store.getCheckpoint(fresh)).toBeNull();
+        expect(await store.getCheckpoint(fenced)).toBe(1n);
+      });
+
+      it('when a fencing token is not a positive whole number, then the write is refused', async () => {
+        const checkpoint = aCheckpointName();
+
+        for (const fencingToken of [0, -1, 1.5, Number.NaN]) {
+          expect(await rejectionOf(store.write([], [{ name: checkpoint, position: 1n, fencingToken }]))).toBeInstanceOf(TypeError);
+        }
+        expect(await store.getCheckpoint(checkpoint)).toBeNull();
+      });
+
+      it('when a generation written with a token is promoted, then a live write with a lower token is refused', async () => {
+        const collection = aCollectionName('fencedgen');
+        const checkpoint = aCheckpointName();
+        await store.write([put(collection, { _id: 1 })], [{ name: checkpoint, position: 10n, fencingToken: 4 }]);
+        const generation = await store.beginGeneration([collection]);
+        await generation.write([put(collection, { _id: 2 })], [{ name: checkpoint, position: 20n, fencingToken: 6 }]);
+
+        await generation.promote();
+
+        expect(await rejectionOf(store.write([], [{ name: checkpoint, position: 21n, fencingToken: 5 }]))).toBeInstanceOf(
+          StaleFencingTokenError,
+        );
+        await store.write([], [{ name: checkpoint, position: 21n, fencingToken: 6 }]);
+        expect(await store.getCheckpoint(checkpoint)).toBe(21n);
+      });
+
+      it('when a generation written without a token is promoted, then the live token stays', async () => {
+        const collection = aCollectionName('fencedgen');
+        const checkpoint = aCheckpointName();
+        await store.write([put(collection, { _id: 1 })], [{ name: checkpoint, position: 10n, fencingToken: 8 }]);
+        const generation = await store.beginGeneration([collection]);
+        await generation.write([put(collection, { _id: 2 })], [{ name: checkpoint, position: 20n }]);
+
+        await generation.promote();
+
+        expect(await store.getCheckpoint(checkpoint)).toBe(20n);
+        expect(await rejectionOf(store.write([], [{ name: checkpoint, position: 21n, fencingToken: 7 }]))).toBeInstanceOf(
+          StaleFencingTokenError,
+        );
       });
     });
 

@@ -6,6 +6,7 @@ import { createPrivateDatabaseFile } from '../../dataDir.js';
 import { assertNever } from '../../domain/decider.js';
 import {
   indexName,
+  StaleFencingTokenError,
   type Checkpoint,
   type Doc,
   type DocId,
@@ -21,7 +22,7 @@ import { Generation, newGenerationId, type StoreView } from './generation.js';
 import { encodeDocs, GenerationWriter } from './generationWriter.js';
 import { UniqueKeys, validateIndexSpec, type DocChange } from './indexes.js';
 import { normalizeSort } from './sortOrder.js';
-import { BUSY_TIMEOUT_MS, SCHEMA } from './sqliteSchema.js';
+import { ADDED_COLUMNS, BUSY_TIMEOUT_MS, SCHEMA } from './sqliteSchema.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
 import type { WriterBatch } from './writerProtocol.js';
 
@@ -64,6 +65,20 @@ function prepareWrite(ops: readonly WriteOp[], checkpoints: readonly Checkpoint[
 
 function assertCheckpoint(checkpoint: Checkpoint): void {
   if (typeof checkpoint.position !== 'bigint') throw new TypeError(`Checkpoint ${checkpoint.name} position must be a bigint`);
+  const { fencingToken } = checkpoint;
+  if (fencingToken !== undefined && !(Number.isSafeInteger(fencingToken) && fencingToken > 0)) {
+    throw new TypeError(`Checkpoint ${checkpoint.name} fencing token must be a positive safe integer`);
+  }
+}
+
+/** Adds the columns a file created by an earlier version lacks; in one write transaction, so two processes opening it do not both add one. */
+function addMissingColumns(db: Database.Database): void {
+  db.transaction(() => {
+    for (const { table, column, add } of ADDED_COLUMNS) {
+      const columns = db.prepare<[string], string>('SELECT name FROM pragma_table_info(?)').pluck().all(table);
+      if (!columns.includes(column)) db.exec(add);
+    }
+  }).immediate();
 }
 
 export class EmbeddedEngine implements StoreView {
@@ -96,6 +111,7 @@ export class EmbeddedEngine implements StoreView {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
+    addMissingColumns(this.db);
     this.statements = prepareStatements(this.db);
     this.dataVersion = this.statements.dataVersion.get()!;
     this.readMetadata();
@@ -194,7 +210,12 @@ export class EmbeddedEngine implements StoreView {
           if (json === undefined) this.statements.deleteDoc.run(physical, id);
           else this.statements.upsertDoc.run(physical, id, targets.get(physical)!.version, json);
         }
-        for (const { name, position } of checkpoints) this.statements.upsertCheckpoint.run(view.checkpointScope, name, position.toString());
+        for (const { name, position, fencingToken } of checkpoints) {
+          const stored = this.statements.upsertCheckpoint.run(view.checkpointScope, name, position.toString(), fencingToken ?? null);
+          if (stored.changes === 0) {
+            throw new StaleFencingTokenError(name, fencingToken!, this.statements.checkpointToken.get(view.checkpointScope, name) ?? null);
+          }
+        }
         return targets;
       })
       .immediate();
@@ -287,7 +308,7 @@ export class EmbeddedEngine implements StoreView {
       ids: storedIds.join(''),
       docEnds,
       docs,
-      checkpoints: checkpoints.map(({ name, position }) => [name, String(position)]),
+      checkpoints: checkpoints.map(({ name, position, fencingToken }) => [name, String(position), fencingToken ?? null]),
     };
     for (const { keys, changes } of targets.values()) keys.check(changes);
     writer.send(batch, docs.byteLength, written);

@@ -16,8 +16,14 @@ export const WRITE_SQL = {
   upsertEncodedDoc: `INSERT INTO documents (collection, id, version, doc) VALUES (?, ?, ?, CAST(? AS TEXT))
     ON CONFLICT (collection, id) DO UPDATE SET version = excluded.version, doc = excluded.doc`,
   deleteDoc: 'DELETE FROM documents WHERE collection = ? AND id = ?',
-  upsertCheckpoint: `INSERT INTO checkpoints (scope, name, position) VALUES (?, ?, ?)
-    ON CONFLICT (scope, name) DO UPDATE SET position = excluded.position`,
+  /**
+   * Stores nothing (no change) when the checkpoint carries a fencing token lower than the stored one; one
+   * without a token keeps the stored token.
+   */
+  upsertCheckpoint: `INSERT INTO checkpoints (scope, name, position, fencing_token) VALUES (?, ?, ?, ?)
+    ON CONFLICT (scope, name) DO UPDATE SET position = excluded.position,
+      fencing_token = coalesce(excluded.fencing_token, fencing_token)
+    WHERE excluded.fencing_token IS NULL OR fencing_token IS NULL OR excluded.fencing_token >= fencing_token`,
 };
 
 export const SCHEMA = `
@@ -46,6 +52,7 @@ export const SCHEMA = `
     scope TEXT NOT NULL,
     name TEXT NOT NULL,
     position TEXT NOT NULL,
+    fencing_token INTEGER,
     PRIMARY KEY (scope, name)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS declared_indexes (
@@ -55,3 +62,8 @@ export const SCHEMA = `
     PRIMARY KEY (collection, name)
   ) WITHOUT ROWID;
 `;
+
+/** Columns added since a file was created, with the statement that adds each (run once, in a write transaction). */
+export const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; add: string }> = [
+  { table: 'checkpoints', column: 'fencing_token', add: 'ALTER TABLE checkpoints ADD COLUMN fencing_token INTEGER' },
+];

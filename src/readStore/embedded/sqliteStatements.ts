@@ -28,10 +28,16 @@ export function prepareStatements(db: Database.Database) {
     deleteDoc: db.prepare<[string, string]>(WRITE_SQL.deleteDoc),
     dropDocs: db.prepare<[string]>('DELETE FROM documents WHERE collection = ?'),
     checkpoint: db.prepare<[string, string], string>('SELECT position FROM checkpoints WHERE scope = ? AND name = ?').pluck(),
-    upsertCheckpoint: db.prepare<[string, string, string]>(WRITE_SQL.upsertCheckpoint),
+    upsertCheckpoint: db.prepare<[string, string, string, number | null]>(WRITE_SQL.upsertCheckpoint),
+    checkpointToken: db
+      .prepare<[string, string], number | null>('SELECT fencing_token FROM checkpoints WHERE scope = ? AND name = ?')
+      .pluck(),
+    // The live fencing token never goes down: a promoted generation written without one keeps it.
     promoteCheckpoints: db.prepare<[string, string]>(
-      `INSERT INTO checkpoints (scope, name, position) SELECT ?, name, position FROM checkpoints WHERE scope = ?
-       ON CONFLICT (scope, name) DO UPDATE SET position = excluded.position`,
+      `INSERT INTO checkpoints (scope, name, position, fencing_token)
+       SELECT ?, name, position, fencing_token FROM checkpoints WHERE scope = ?
+       ON CONFLICT (scope, name) DO UPDATE SET position = excluded.position,
+         fencing_token = max(coalesce(fencing_token, excluded.fencing_token), coalesce(excluded.fencing_token, fencing_token))`,
     ),
     dropCheckpoints: db.prepare<[string]>('DELETE FROM checkpoints WHERE scope = ?'),
     pendingOf: db.prepare<[string], [string, string]>('SELECT physical, logical FROM pending_generations WHERE generation = ?').raw(),

@@ -28,7 +28,7 @@ export interface WriterBatch {
   ids: string;
   docEnds: Int32Array<ArrayBuffer>;
   docs: Uint8Array<ArrayBuffer>;
-  checkpoints: Array<[name: string, position: string]>;
+  checkpoints: Array<[name: string, position: string, fencingToken: number | null]>;
 }
 
 /** A batch, or null: close once the batches before it are committed. */

@@ -29,7 +29,7 @@ db.pragma('synchronous = NORMAL');
 const bumpVersion = db.prepare<[string], number>(WRITE_SQL.bumpVersion).pluck();
 const upsertEncodedDoc = db.prepare<[string, string, number, Uint8Array]>(WRITE_SQL.upsertEncodedDoc);
 const deleteDoc = db.prepare<[string, string]>(WRITE_SQL.deleteDoc);
-const upsertCheckpoint = db.prepare<[string, string, string]>(WRITE_SQL.upsertCheckpoint);
+const upsertCheckpoint = db.prepare<[string, string, string, number | null]>(WRITE_SQL.upsertCheckpoint);
 
 function write(batch: WriterBatch): void {
   const versions = new Map<string, number>();
@@ -54,7 +54,14 @@ function write(batch: WriterBatch): void {
       docStart = docEnd;
     }
   }
-  for (const [name, position] of batch.checkpoints) upsertCheckpoint.run(batch.scope, name, position);
+  for (const [name, position, fencingToken] of batch.checkpoints) {
+    // Only the generation's own rebuild writes its scope, so a lower token than the stored one is a bug there.
+    if (upsertCheckpoint.run(batch.scope, name, position, fencingToken).changes === 0) {
+      throw Object.assign(new Error(`Checkpoint ${name} of generation ${batch.generation} holds a greater fencing token`), {
+        code: 'STALE_FENCING_TOKEN',
+      });
+    }
+  }
 }
 
 const failed = new Map<string, WriterFailure>();

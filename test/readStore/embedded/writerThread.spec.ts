@@ -28,7 +28,7 @@ function aBatch(
   generation: string,
   physical: string,
   rows: Array<[id: number, doc: object | null]>,
-  checkpoint: [string, string],
+  checkpoint: [name: string, position: string, fencingToken?: number],
 ): WriterBatch {
   const jsons = rows.map(([, doc]) => (doc === null ? undefined : JSON.stringify(doc)));
   const ids = rows.map(([id]) => JSON.stringify(id));
@@ -45,7 +45,7 @@ function aBatch(
     ids: ids.join(''),
     docEnds,
     docs,
-    checkpoints: [checkpoint],
+    checkpoints: [[checkpoint[0], checkpoint[1], checkpoint[2] ?? null]],
   };
 }
 

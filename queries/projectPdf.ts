@@ -42,6 +42,7 @@ import {
   type PdfRenderFailureDoc,
   type PdfRenderJobData,
 } from '../src/pdf/pdfRenders.js';
+import type { PdfRenderNotices } from '../src/pdf/pdfRenderNotices.js';
 import type { EffectivePdfSettings } from '../src/pdf/pdfSettings.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
 import { catalogueScopeOf, projectInScope } from './catalogueScope.js';
@@ -77,7 +78,9 @@ export interface ProjectPdfDeps {
   /** Idempotency-Key: what each of a client's keys answered (24 h). */
   idempotency: IdempotencyStore<IdempotentPdfAnswer>;
   publicBaseUrl?: string;
-  /** How often the worker's result is looked for; 100 ms by default. */
+  /** Word from the worker that an outcome is stored, so the wait ends at once rather than on the next poll. */
+  renderNotices: PdfRenderNotices;
+  /** How often the worker's result is looked for when no notice comes; 100 ms by default. */
   pollIntervalMs?: number;
 }
 
@@ -320,8 +323,6 @@ async function cachedRender(deps: ProjectPdfDeps, fingerprint: string): Promise<
 const failuresOf = async (readStore: ReadStore, fingerprint: string) =>
   (await readStore.get<PdfRenderFailureDoc>(PDF_RENDER_FAILURES, fingerprint))?.failures ?? 0;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Queues the render (once per fingerprint and failure count) and waits for the worker's record of it. */
 async function rendered(deps: ProjectPdfDeps, prepared: PreparedBrochure): Promise<PdfRenderDoc> {
   const { readStore } = deps;
@@ -335,7 +336,7 @@ async function rendered(deps: ProjectPdfDeps, prepared: PreparedBrochure): Promi
   const deadline = Date.now() + deps.waitTimeoutMs;
   const interval = deps.pollIntervalMs ?? 100;
   while (Date.now() < deadline) {
-    await sleep(interval);
+    await deps.renderNotices.wait(prepared.fingerprint, Math.min(interval, Math.max(0, deadline - Date.now())));
     const record = await cachedRender(deps, prepared.fingerprint);
     if (record) return record;
     const failure = await readStore.get<PdfRenderFailureDoc>(PDF_RENDER_FAILURES, prepared.fingerprint);

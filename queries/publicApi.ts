@@ -16,7 +16,7 @@ export function createPublicApi(
     Pick<MediaFilesDeps, 'blobs' | 'derivatives'> &
     Partial<Pick<MediaFilesDeps, 'accountTokenExists'>> & {
       /** POST /v1/projects/{project}/pdf beyond the stores, signer, clock and request limits. */
-      pdf: Pick<ProjectPdfDeps, 'pdfLimits' | 'queue' | 'waitTimeoutMs' | 'currencyRates' | 'idempotency'>;
+      pdf: Pick<ProjectPdfDeps, 'pdfLimits' | 'queue' | 'waitTimeoutMs' | 'currencyRates' | 'idempotency' | 'renderNotices'>;
     },
 ): PublicApi {
   const { readStore, linkSigner, clock, limits, publicBaseUrl, blobs, derivatives } = deps;

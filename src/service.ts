@@ -44,6 +44,7 @@ import { createUploadReceiver } from './uploads/uploadReceiver.js';
 import { createBrochureRenderer } from '../workers/pdf/brochureRenderer.js';
 import { startPdfRenderJobs } from '../workers/pdf/pdfRenderJob.js';
 import { createInProcessPdfLimiter } from './pdf/pdfLimits.js';
+import { createInProcessPdfRenderNotices, createRedisPdfRenderNotices } from './pdf/pdfRenderNotices.js';
 import { PDF_RENDER_QUEUE, type BrochureRendering } from './pdf/pdfRenders.js';
 import { createRedisPdfLimiter } from './pdf/redisPdfLimits.js';
 import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from './pdf/idempotencyStore.js';
@@ -209,6 +210,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     // Brochure renders: the API queues them, the worker renders them (job id from the fingerprint).
     const pdfQueue = webhooksUsed ? openJobQueue(PDF_RENDER_QUEUE, config, options.stores !== undefined, clock, logger) : null;
     if (pdfQueue) cleanups.push(() => pdfQueue.close());
+    // Word of each stored outcome, from the worker to the request waiting for it (in process, or over Redis).
+    const renderNotices = pdfQueue
+      ? config.redisUrl
+        ? createRedisPdfRenderNotices(config.redisUrl, { channel: `${config.jobQueue.prefix}:pdf-renders:outcomes` })
+        : createInProcessPdfRenderNotices()
+      : null;
+    if (renderNotices) cleanups.push(() => renderNotices.close());
 
     let server: Server | null = null;
     let url: string | null = null;
@@ -255,6 +263,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           // The worker's deadline, plus the hand-off through the queue.
           waitTimeoutMs: pdfWaitTimeoutMs,
           idempotency,
+          renderNotices: renderNotices!,
           currencyRates: () => aedValuesIn(stores.readStore),
         },
       });
@@ -349,6 +358,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         concurrency: config.pdf.renderConcurrency,
         renderTimeoutMs: config.pdf.renderTimeoutMs,
         clock,
+        renderNotices: renderNotices!,
         // The job names its component in each line itself.
         logger,
       });

@@ -11,6 +11,7 @@ import {
   type PdfRenderFailureDoc,
   type PdfRenderJobData,
 } from '../../src/pdf/pdfRenders.js';
+import type { PdfRenderNotices } from '../../src/pdf/pdfRenderNotices.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 
 export interface PdfRenderJobDeps {
@@ -23,6 +24,8 @@ export interface PdfRenderJobDeps {
   /** PDF_RENDER_TIMEOUT_MS: a render still running then is aborted and recorded as RENDER_TIMEOUT. */
   renderTimeoutMs: number;
   clock: () => Date;
+  /** Told of each stored outcome, so the request waiting for it answers at once. */
+  renderNotices: Pick<PdfRenderNotices, 'announce'>;
   logger: Logger;
 }
 
@@ -63,7 +66,10 @@ const timedOut = (error: unknown): boolean =>
 export async function runPdfRenderJob(job: Job, deps: PdfRenderJobDeps): Promise<JobOutcome> {
   const data = job.data as PdfRenderJobData;
   const { readStore } = deps;
-  if (await readStore.get<PdfRenderDoc>(PDF_RENDERS, data.fingerprint)) return { status: 'completed' };
+  if (await readStore.get<PdfRenderDoc>(PDF_RENDERS, data.fingerprint)) {
+    deps.renderNotices.announce(data.fingerprint);
+    return { status: 'completed' };
+  }
   const startedAt = Date.now();
   try {
     const rendered = await renderWithDeadline(deps, data);
@@ -77,6 +83,7 @@ export async function runPdfRenderJob(job: Job, deps: PdfRenderJobDeps): Promise
       created_at: deps.clock().toISOString(),
     };
     await readStore.write([{ op: 'put', collection: PDF_RENDERS, doc: record }]);
+    deps.renderNotices.announce(data.fingerprint);
     deps.logger.info(
       { component: 'pdf', job_id: job.id, pages: rendered.pages, bytes: stored.size, ms: Date.now() - startedAt },
       'brochure rendered',
@@ -93,6 +100,7 @@ export async function runPdfRenderJob(job: Job, deps: PdfRenderJobDeps): Promise
       failed_at: deps.clock().toISOString(),
     };
     await readStore.write([{ op: 'put', collection: PDF_RENDER_FAILURES, doc: failure }]);
+    deps.renderNotices.announce(data.fingerprint);
     deps.logger.warn({ component: 'pdf', job_id: job.id, err: error, code }, 'brochure render failed');
     return { status: 'completed' };
   }

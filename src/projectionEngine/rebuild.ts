@@ -1,5 +1,5 @@
 import type { EventStore, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
-import type { GenerationStore, ReadStore } from '../readStore/readStore.js';
+import type { Checkpoint, GenerationStore, ReadStore } from '../readStore/readStore.js';
 import { checkpointNameOf, type Projection } from './projection.js';
 import { FreshGenerationDocuments, HeldWrites, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 
@@ -19,6 +19,13 @@ export interface RebuildOptions {
   /** Documents each projection holds back from writing at most (see HeldWrites). */
   maxHeldDocuments?: number;
   onProgress?: (progress: RebuildProgress) => void;
+  /**
+   * The fencing token of each projection's lease, by checkpoint name: its generation's checkpoints carry it,
+   * and a promote keeps it for the live checkpoint (see Checkpoint.fencingToken).
+   */
+  fencingTokens?: ReadonlyMap<string, number>;
+  /** Aborts the rebuild between pages (a lease lost): the generations are discarded, the live models untouched. */
+  signal?: AbortSignal;
 }
 
 export interface RebuildResult {
@@ -44,6 +51,8 @@ const DEFAULT_MAX_HELD_DOCUMENTS = 5_000;
 
 interface GenerationTarget {
   projection: Projection;
+  /** Its checkpoint as each write stores it, with the position to come. */
+  checkpoint: (position: bigint) => Checkpoint;
   handled: ReadonlySet<string>;
   generation: GenerationStore;
   documents: HeldWrites;
@@ -60,7 +69,7 @@ interface GenerationTarget {
  * from them.
  */
 export async function rebuildProjections(options: RebuildOptions): Promise<RebuildResult> {
-  const { eventStore, readStore, projections, onProgress } = options;
+  const { eventStore, readStore, projections, onProgress, signal } = options;
   const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH_SIZE;
   const maxHeld = options.maxHeldDocuments ?? DEFAULT_MAX_HELD_DOCUMENTS;
   const started = performance.now();
@@ -79,8 +88,11 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
       const unique = new Set(
         Object.entries(projection.indexes).flatMap(([collection, indexes]) => (indexes.some((index) => index.unique) ? [collection] : [])),
       );
+      const name = checkpointNameOf(projection);
+      const fencingToken = options.fencingTokens?.get(name);
       targets.push({
         projection,
+        checkpoint: (position) => ({ name, position, ...(fencingToken === undefined ? {} : { fencingToken }) }),
         handled: new Set(projection.handles),
         generation,
         documents: new HeldWrites(fresh, (collection) => !unique.has(collection) && fresh.isRead(collection), maxHeld),
@@ -97,6 +109,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     let firstPosition: bigint | null = null;
     let lastPosition: bigint | null = null;
     for (let next = await firstPage; !next.done; next = await pages.next()) {
+      signal?.throwIfAborted();
       const page = next.value;
       const last = page.at(-1);
       if (!last) break;
@@ -127,9 +140,10 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     for (const target of targets) {
       const held = target.documents.release();
       if (held.length > 0 && lastPosition !== null) {
-        await target.generation.write(held, [{ name: checkpointNameOf(target.projection), position: lastPosition }]);
+        await target.generation.write(held, [target.checkpoint(lastPosition)]);
       }
     }
+    signal?.throwIfAborted();
     for (const target of targets) {
       await target.generation.promote();
       target.promoted = true;
@@ -199,7 +213,7 @@ class EventRouter {
 async function projectEvents(target: GenerationTarget, handled: readonly RecordedEvent[], position: bigint): Promise<void> {
   const unitOfWork = new UnitOfWork(target.generation, target.documents);
   for (const event of handled) await target.projection.apply(event, unitOfWork);
-  const checkpoints = [{ name: checkpointNameOf(target.projection), position }];
+  const checkpoints = [target.checkpoint(position)];
   const ops = unitOfWork.ops();
   await target.generation.write(
     ops.filter((op) => !target.documents.holds(op.collection)),

@@ -52,6 +52,8 @@ export interface Config {
   pdf: PdfConfig;
   /** Background job queues (src/jobQueue/): the Redis key prefix (BullMQ), completed jobs' retention, the lease of a running job. */
   jobQueue: { prefix: string; completedRetentionMs: number; leaseMs: number };
+  /** Time to live of a projector's lease on a projection (renewed every third of it); bounds a standby's takeover. */
+  projectorLeaseTtlMs: number;
   /** Prometheus metrics (METRICS) and the port that serves them without the admin token (METRICS_PORT). */
   metrics: MetricsConfig;
   /** How far the read models may trail the event log before `GET /readyz` answers 503 (READY_MAX_LAG_*). */
@@ -239,6 +241,7 @@ const environmentSchema = z.object({
   JOB_QUEUE_PREFIX: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _, . or -'), 'catalogue'),
   JOB_COMPLETED_RETENTION_HOURS: withDefault(integer(1, 8_760), '24'),
   JOB_LEASE_SECONDS: withDefault(integer(5, 3_600), '30'),
+  PROJECTOR_LEASE_TTL_MS: withDefault(integer(1_000, 600_000), '10000'),
   METRICS: withDefault(z.enum(ON_OFF, { error: `must be one of ${ON_OFF.join(', ')}` }), 'on'),
   METRICS_PORT: optional(integer(0, 65_535)),
   READY_MAX_LAG_EVENTS: withDefault(integer(1, 1_000_000), '1000'),
@@ -343,6 +346,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       completedRetentionMs: vars.JOB_COMPLETED_RETENTION_HOURS * 3_600_000,
       leaseMs: vars.JOB_LEASE_SECONDS * 1000,
     },
+    projectorLeaseTtlMs: vars.PROJECTOR_LEASE_TTL_MS,
     metrics: { enabled: vars.METRICS === 'on', ...(vars.METRICS_PORT === undefined ? {} : { port: vars.METRICS_PORT }) },
     readiness: { maxLagEvents: vars.READY_MAX_LAG_EVENTS, maxLagSeconds: vars.READY_MAX_LAG_SECONDS },
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',

@@ -53,10 +53,16 @@ describe('loadConfig', () => {
         tileUserAgent: 'property-catalogue-api/1.0 (brochure maps)',
       },
       jobQueue: { prefix: 'catalogue', completedRetentionMs: 24 * 3_600_000, leaseMs: 30_000 },
+      projectorLeaseTtlMs: 10_000,
       metrics: { enabled: true },
       readiness: { maxLagEvents: 1000, maxLagSeconds: 60 },
       mode: 'embedded',
     });
+  });
+
+  it('when PROJECTOR_LEASE_TTL_MS is set, then it is parsed; below 1000 ms it is refused, naming the variable', () => {
+    expect(loadConfig({ PROJECTOR_LEASE_TTL_MS: '30000' }).projectorLeaseTtlMs).toBe(30_000);
+    expect(problemsOf({ PROJECTOR_LEASE_TTL_MS: '999' })).toEqual({ PROJECTOR_LEASE_TTL_MS: 'must be at least 1000' });
   });
 
   it('when upload limits and MEDIA_PREGENERATE are set, then they are parsed; a bad value names its variable', () => {

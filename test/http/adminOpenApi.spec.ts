@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { noStoredFiles } from '../../src/catalogue/storedFiles.js';
 import { adminRoutes, createAdminRouter } from '../../src/http/adminRouter.js';
+import { statusAdminRoutes } from '../../src/http/adminRoutes/statusRoutes.js';
 import { webhookDeliveryAdminRoutes } from '../../src/http/adminRoutes/webhookDeliveryRoutes.js';
 import type { JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { UploadReceiver } from '../../src/uploads/uploadReceiver.js';
@@ -64,7 +65,9 @@ describe('GET /admin/openapi.yaml', () => {
     // The app adds the manual retry of webhook deliveries, made on its queue; listing the operations calls none.
     const unused = () => Promise.reject(new Error('no job is queued here'));
     const noQueue: JobQueue = { add: unused, retry: unused, counts: unused, close: unused, consume: () => ({ stop: unused }) };
-    const router = createAdminRouter([...adminRoutes, ...webhookDeliveryAdminRoutes(noQueue)], {
+    // And the status, made on this process's heartbeat and lag probe.
+    const noStatus = { status: () => Promise.reject(new Error('no status is asked here')) };
+    const router = createAdminRouter([...adminRoutes, ...webhookDeliveryAdminRoutes(noQueue), ...statusAdminRoutes(noStatus)], {
       eventStore: app.eventStore,
       readStore: app.readStore,
       clock: () => new Date(),

@@ -113,7 +113,7 @@ export interface HeartbeatOptions {
  * Writes this process's heartbeat now and every few seconds, and now and then deletes the heartbeats of
  * processes long gone. A failed write is logged once per outage and tried again at the next beat.
  */
-export async function startHeartbeats(options: HeartbeatOptions): Promise<Heartbeats> {
+export function startHeartbeats(options: HeartbeatOptions): Heartbeats {
   const { store, current, logger } = options;
   const now = options.now ?? Date.now;
   const intervalMs = options.intervalMs ?? HEARTBEAT_INTERVAL_MS;
@@ -141,8 +141,8 @@ export async function startHeartbeats(options: HeartbeatOptions): Promise<Heartb
     }
   };
 
+  // Not awaited: a Redis or read store slow to answer must not hold up the start.
   running = beat();
-  await running;
   const timer = setInterval(() => {
     running = running.then(beat);
   }, intervalMs);

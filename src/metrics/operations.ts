@@ -115,7 +115,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
 
   const started: Array<() => Promise<void>> = [];
   try {
-    const heartbeats = await startHeartbeats({
+    const heartbeats = startHeartbeats({
       store: redisClient ? redisHeartbeats(redisClient, config.jobQueue.prefix) : readStoreHeartbeats(raw.readStore),
       current,
       ...(redis ? { onWrite: (ok: boolean) => redis.record('heartbeat', ok) } : {}),

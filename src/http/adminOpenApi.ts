@@ -162,7 +162,9 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
       [String(route.successStatus)]: {
         description: route.successStatus === 201 ? 'Created.' : 'OK.',
         headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader }),
-        content: { 'application/json': { schema: z.object({ data: route.response, meta }) } },
+        content: {
+          'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend(route.meta.shape) : meta }) },
+        },
       },
       '401': ERROR_RESPONSES.unauthenticated,
       ...(route.path.includes(':') ? { '404': ERROR_RESPONSES.notFound } : {}),

@@ -17,6 +17,21 @@ const PROJECTION_LABEL = ['projection'] as const;
 /** The job states a queue's depth is reported in (completed jobs are history, not depth). */
 const QUEUE_DEPTH_STATES = ['waiting', 'delayed', 'active', 'failed'] as const satisfies ReadonlyArray<keyof JobCounts>;
 
+let processMetrics: Registry | null = null;
+
+/**
+ * Node's default metrics (CPU, memory, heap, event loop lag, GC), made once per process and shared by the
+ * services in it: they describe the process, not a service, and each set starts an event loop monitor and a
+ * GC observer that prom-client never stops, so a set per service would pile up in a test run.
+ */
+function processMetricsRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 /** What the scrape-time gauges read: set once the process knows them (see watch*). */
 interface Sources {
   projectionLag: (() => Promise<LagSnapshot>) | null;
@@ -25,7 +40,8 @@ interface Sources {
 
 /**
  * The Prometheus metrics of one running service: a registry of its own (tests run several services in one
- * process, and none may see another's figures), Node's default process metrics, and the families of issue 17.
+ * process, and none may see another's figures) with the families of issue 17, scraped together with the
+ * process's default metrics.
  * Counters and histograms are fed by decorators around the ports (src/metrics/instrumented*.ts) and by the
  * HTTP middleware; the gauges that describe shared state (projection lag, checkpoints, queue depth) are read
  * when scraped, so an idle process does no work for them.
@@ -149,7 +165,6 @@ export class ServiceMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
     this.lagGauge('event_log_head_position', 'Position of the last event in the global log (0 when empty).', [], (snapshot, set) =>
       set({}, Number(snapshot.head ?? 0n)),
     );
@@ -243,8 +258,9 @@ export class ServiceMetrics {
     this.sources.queues.set(name, queue);
   }
 
-  /** The text exposition format, as Prometheus scrapes it. */
+  /** This service's metrics and the process's, in the text exposition format Prometheus scrapes. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const scraped = Registry.merge([processMetricsRegistry(), this.registry]);
+    return { contentType: scraped.contentType, body: await scraped.metrics() };
   }
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ValidationFailed } from '../domain/errors.js';
 import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from './adminRoute.js';
+import { accessListRoutes } from './adminRoutes/accessListRoutes.js';
 import { accessRoutes } from './adminRoutes/accessRoutes.js';
 import { agentProfileRoutes } from './adminRoutes/agentProfileRoutes.js';
 import { catalogueListRoutes } from './adminRoutes/catalogueListRoutes.js';
@@ -25,6 +26,7 @@ export const adminRoutes: readonly AdminRoute[] = [
   ...projectRoutes,
   ...catalogueListRoutes,
   ...accessRoutes,
+  ...accessListRoutes,
   ...planChangeRoutes,
   ...agentProfileRoutes,
   ...currencyRateRoutes,

@@ -130,7 +130,13 @@ export const changeFeedProjection: Projection<ReportedEvent> = {
           ['position', 1],
         ],
       },
-      { keys: [['position', 1]] },
+      // With the `_id` every sort ends in, so MongoDB walks it either way: cursor pages and their last entry.
+      {
+        keys: [
+          ['position', 1],
+          ['_id', 1],
+        ],
+      },
       { keys: [['project_id', 1]] },
     ],
   },

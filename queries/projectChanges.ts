@@ -176,7 +176,10 @@ async function cutCursorPage(
     const limit = Math.min(SCAN_CHUNK, MAX_SCANNED_ENTRIES - entries.length);
     const { items } = await readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
       filter: { position: { $gt: last, $lte: until } },
-      sort: [['position', 1]],
+      sort: [
+        ['position', 1],
+        ['_id', 1],
+      ],
       limit,
     });
     const unseen = [...new Set(items.map((entry) => entry.project_id))].filter((id) => !looked.has(id));
@@ -242,7 +245,14 @@ async function updatedSincePage(
   const projected = await projectedPosition(readStore);
   const [{ items: changes }, { items: resumeAfter }] = await Promise.all([
     readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, { filter: { changed_at: { $gt: since } }, sort: [['position', 1]] }),
-    readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, { filter: { position: { $lte: projected } }, sort: [['position', -1]], limit: 1 }),
+    readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
+      filter: { position: { $lte: projected } },
+      sort: [
+        ['position', -1],
+        ['_id', -1],
+      ],
+      limit: 1,
+    }),
   ]);
   const changed = changedProjects(changes);
   const projects = new Map(

@@ -108,7 +108,50 @@ describe('GET /admin/openapi.yaml', () => {
     const create = document.paths['/states'].post;
     expect(Object.keys(create.responses)).toContain('201');
     const createHeaders = create.parameters.map((parameter: unknown) => resolve(document, parameter).name);
-    expect(createHeaders).not.toContain('If-Match');
+    expect(createHeaders).toContain('If-Match');
+  });
+
+  it('when the operations are read, then every write takes If-Match and every list its pagination, sort and meta.pagination', () => {
+    const operations = Object.values(document.paths).flatMap((item: any) =>
+      Object.entries(item).filter(([method]) => HTTP_METHODS.includes(method)),
+    ) as Array<[string, any]>;
+    const parameterNames = (operation: any) => operation.parameters.map((parameter: unknown) => resolve(document, parameter).name);
+    const writesWithoutIfMatch = operations
+      .filter(([method, operation]) => method !== 'get' && !parameterNames(operation).includes('If-Match'))
+      .map(([, operation]) => operation.operationId);
+    expect(writesWithoutIfMatch).toEqual([]);
+
+    const lists = operations.filter(([method, operation]) => method === 'get' && parameterNames(operation).includes('per_page'));
+    expect(lists.map(([, operation]) => operation.operationId).sort()).toEqual(
+      [
+        'listAgentProfiles',
+        'listApiKeys',
+        'listClientAgentProfiles',
+        'listClients',
+        'listCommunities',
+        'listDevelopers',
+        'listPlanChanges',
+        'listPlans',
+        'listProjects',
+        'listStates',
+        'listSubCommunities',
+        'listSubscriptions',
+        'listUnitTypes',
+        'listWebhooks',
+      ].sort(),
+    );
+    for (const [, operation] of lists) {
+      expect(parameterNames(operation)).toEqual(expect.arrayContaining(['page', 'per_page', 'sort']));
+      const body = operation.responses['200'].content['application/json'].schema;
+      expect(body.properties.meta.required).toContain('pagination');
+      expect(body.properties.data.type).toBe('array');
+    }
+    const projects = document.paths['/projects'].get;
+    expect(parameterNames(projects)).toEqual(
+      expect.arrayContaining(['q', 'status', 'published', 'deleted', 'developer', 'state', 'community', 'updated_since']),
+    );
+    expect(parameterNames(document.paths['/clients'].get)).toEqual(expect.arrayContaining(['q', 'status', 'plan', 'evaluation']));
+    expect(resolve(document, document.components.schemas.AdminProjectListItem).required).toContain('revision');
   });
 
   it('when an operation that records a file is read, then it takes JSON, the raw file and multipart, and names the upload refusals', () => {

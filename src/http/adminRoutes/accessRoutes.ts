@@ -34,7 +34,7 @@ import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { accessFactsReader } from '../accessFacts.js';
 import { existingClient } from './accessReferences.js';
-import { clientParams, idSchema, noParams, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
+import { clientParams, idSchema, noParams, pathId, refuseRevisionOfNewResource, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLANS = 'Plans';
 const CLIENTS = 'Clients';
@@ -187,7 +187,8 @@ const createPlanRoute: AdminRoute<typeof noParams, typeof definePlan.definePlanS
   body: definePlan.definePlanSchema,
   successStatus: 201,
   response: planResponseSchema,
-  async handle({ body, actor }, deps) {
+  async handle({ body, actor, expectedRevision }, deps) {
+    refuseRevisionOfNewResource(expectedRevision);
     const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: planAggregate,
       actor,
@@ -247,7 +248,8 @@ const registerClientRoute: AdminRoute<typeof noParams, typeof registerClient.reg
   body: registerClient.registerClientSchema,
   successStatus: 201,
   response: clientResponseSchema,
-  async handle({ body, actor }, deps) {
+  async handle({ body, actor, expectedRevision }, deps) {
+    refuseRevisionOfNewResource(expectedRevision);
     const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: clientAggregate,
       actor,

@@ -29,7 +29,7 @@ import { NotFound } from '../../domain/errors.js';
 import type { DomainEvent } from '../../eventStore/eventStore.js';
 import type { UploadField } from '../../uploads/uploadKinds.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { noParams } from './adminSchemas.js';
+import { noParams, refuseRevisionOfNewResource } from './adminSchemas.js';
 
 type Slice<Command, Entity, Event> = CatalogueSlice<Command, Entity | null, Event>;
 
@@ -87,7 +87,8 @@ function createRoute<Key extends string, Entity extends object, Event extends Do
     ...(command.uploads ? { uploads: command.uploads } : {}),
     successStatus: 201,
     response: resource.response,
-    async handle({ body, actor }, deps: AdminDeps) {
+    async handle({ body, actor, expectedRevision }, deps: AdminDeps) {
+      refuseRevisionOfNewResource(expectedRevision);
       const result = await createCatalogueResource(deps, { aggregate: resource.aggregate, actor, command: body, slice: command.slice });
       return answer(result);
     },

@@ -19,6 +19,7 @@ import * as setClientRestriction from '../../../commands/clients/setClientRestri
 import * as definePlan from '../../../commands/plans/definePlan.js';
 import * as setSubscription from '../../../commands/subscriptions/setSubscription.js';
 import * as revisePlan from '../../../commands/plans/revisePlan.js';
+import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { DETAIL_FIELDS, ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
 import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey, type ApiKeyEvent } from '../../access/apiKey.js';
 import type { AccessSlice } from '../../access/accessReferences.js';
@@ -34,7 +35,7 @@ import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { accessFactsReader } from '../accessFacts.js';
 import { existingClient } from './accessReferences.js';
-import { clientParams, idSchema, noParams, pathId, refuseRevisionOfNewResource, revisionSchema, timestampSchema } from './adminSchemas.js';
+import { clientParams, idSchema, noParams, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLANS = 'Plans';
 const CLIENTS = 'Clients';
@@ -45,7 +46,7 @@ const API_KEYS = 'API keys';
 const scopesSchema = z.array(z.enum(SCOPES));
 const entitlementsSchema = z.array(z.enum(ENTITLEMENTS));
 
-export const planResponseSchema = definePlan.definePlanSchema
+const planResponseSchema = definePlan.definePlanSchema
   .extend({
     id: idSchema,
     revision: revisionSchema,
@@ -70,7 +71,7 @@ const clientControlsSchema = z
   })
   .meta({ id: 'AdminClientControls', description: 'Request signing and the domain and IP policy of each environment, as stored.' });
 
-export const clientResponseSchema = z
+const clientResponseSchema = z
   .object({
     id: idSchema,
     revision: revisionSchema,
@@ -129,7 +130,7 @@ const apiKeyFields = {
     .meta({ description: 'Set once the key is rotated: from then on it gets 403 API_KEY_ROTATION_ENDED.' }),
 };
 
-export const apiKeyResponseSchema = z
+const apiKeyResponseSchema = z
   .object({ ...apiKeyFields, revision: revisionSchema })
   .meta({ id: 'AdminApiKey', description: 'An API key without its secret: only its hint is ever shown again.' });
 
@@ -142,6 +143,10 @@ const issuedApiKeyResponseSchema = apiKeyResponseSchema
     }),
   })
   .meta({ id: 'AdminIssuedApiKey' });
+
+const apiKeyListSchema = z
+  .array(z.object(apiKeyFields))
+  .meta({ description: 'By id. Read from the access read model, so a key issued a moment ago may take a moment to appear.' });
 
 function planRepresentation(id: number, loaded: LoadedAggregate<Plan | null>): AdminRouteResult {
   if (!loaded.state) throw new NotFound();
@@ -187,8 +192,7 @@ const createPlanRoute: AdminRoute<typeof noParams, typeof definePlan.definePlanS
   body: definePlan.definePlanSchema,
   successStatus: 201,
   response: planResponseSchema,
-  async handle({ body, actor, expectedRevision }, deps) {
-    refuseRevisionOfNewResource(expectedRevision);
+  async handle({ body, actor }, deps) {
     const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: planAggregate,
       actor,
@@ -248,8 +252,7 @@ const registerClientRoute: AdminRoute<typeof noParams, typeof registerClient.reg
   body: registerClient.registerClientSchema,
   successStatus: 201,
   response: clientResponseSchema,
-  async handle({ body, actor, expectedRevision }, deps) {
-    refuseRevisionOfNewResource(expectedRevision);
+  async handle({ body, actor }, deps) {
     const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: clientAggregate,
       actor,
@@ -469,6 +472,26 @@ const issueApiKeyRoute: AdminRoute<typeof clientParams, typeof issueApiKeySchema
   },
 };
 
+const listApiKeysRoute: AdminRoute<typeof clientParams> = {
+  method: 'get',
+  path: '/clients/:clientId/keys',
+  operationId: 'listApiKeys',
+  summary: "List a client's API keys, revoked ones included, without their secrets",
+  tag: API_KEYS,
+  params: clientParams,
+  successStatus: 200,
+  response: apiKeyListSchema,
+  async handle({ params }, deps) {
+    await existingClient(deps.eventStore, params.clientId);
+    const { items } = await deps.readStore.find<AccessKeyDoc>(ACCESS_KEYS, {
+      filter: { client_id: params.clientId },
+      sort: [['id', 1]],
+    });
+    const data: z.input<typeof apiKeyListSchema> = items.map(({ _id: _hash, _position, ...apiKey }) => apiKey);
+    return { data };
+  },
+};
+
 const keyStatusRoute = (
   action: 'revoke' | 'deactivate' | 'reactivate',
   summary: string,
@@ -513,7 +536,7 @@ const reactivateApiKeyRoute = keyStatusRoute(
   reactivateApiKey,
 );
 
-export const subscriptionResponseSchema = z
+const subscriptionResponseSchema = z
   .object({
     client_id: idSchema,
     revision: revisionSchema,
@@ -611,6 +634,7 @@ export const accessRoutes: AdminRoute[] = [
   setClientAccountTokenRoute,
   generateClientAccountTokenRoute,
   issueApiKeyRoute,
+  listApiKeysRoute,
   revokeApiKeyRoute,
   deactivateApiKeyRoute,
   reactivateApiKeyRoute,

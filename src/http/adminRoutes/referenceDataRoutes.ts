@@ -29,7 +29,7 @@ import { NotFound } from '../../domain/errors.js';
 import type { DomainEvent } from '../../eventStore/eventStore.js';
 import type { UploadField } from '../../uploads/uploadKinds.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { noParams, refuseRevisionOfNewResource } from './adminSchemas.js';
+import { noParams } from './adminSchemas.js';
 
 type Slice<Command, Entity, Event> = CatalogueSlice<Command, Entity | null, Event>;
 
@@ -87,8 +87,7 @@ function createRoute<Key extends string, Entity extends object, Event extends Do
     ...(command.uploads ? { uploads: command.uploads } : {}),
     successStatus: 201,
     response: resource.response,
-    async handle({ body, actor, expectedRevision }, deps: AdminDeps) {
-      refuseRevisionOfNewResource(expectedRevision);
+    async handle({ body, actor }, deps: AdminDeps) {
       const result = await createCatalogueResource(deps, { aggregate: resource.aggregate, actor, command: body, slice: command.slice });
       return answer(result);
     },
@@ -183,19 +182,6 @@ function publicationRoutes<Key extends string, Entity extends object, Event exte
   ];
 }
 
-/** The representation of each resource: the write side's fields with its id and revision. */
-export const adminStateSchema = createState.createStateSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminState' });
-export const adminCommunitySchema = createCommunity.createCommunitySchema
-  .extend({ ...writeSideFields, published })
-  .meta({ id: 'AdminCommunity' });
-export const adminSubCommunitySchema = createSubCommunity.createSubCommunitySchema
-  .extend({ ...writeSideFields, published })
-  .meta({ id: 'AdminSubCommunity' });
-export const adminDeveloperSchema = createDeveloper.createDeveloperSchema
-  .extend({ ...writeSideFields, published })
-  .meta({ id: 'AdminDeveloper' });
-export const adminUnitTypeSchema = createUnitType.createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' });
-
 const stateResource: Resource<'stateId', StateRegion, StateEvent> = {
   aggregate: stateAggregate,
   path: '/states',
@@ -204,7 +190,7 @@ const stateResource: Resource<'stateId', StateRegion, StateEvent> = {
   noun: 'State',
   label: 'state',
   tag: 'States',
-  response: adminStateSchema,
+  response: createState.createStateSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminState' }),
 };
 
 const communityResource: Resource<'communityId', Community, CommunityEvent> = {
@@ -215,7 +201,7 @@ const communityResource: Resource<'communityId', Community, CommunityEvent> = {
   noun: 'Community',
   label: 'community',
   tag: 'Communities',
-  response: adminCommunitySchema,
+  response: createCommunity.createCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminCommunity' }),
 };
 
 const subCommunityResource: Resource<'subCommunityId', SubCommunity, SubCommunityEvent> = {
@@ -226,7 +212,7 @@ const subCommunityResource: Resource<'subCommunityId', SubCommunity, SubCommunit
   noun: 'SubCommunity',
   label: 'sub-community',
   tag: 'Sub-communities',
-  response: adminSubCommunitySchema,
+  response: createSubCommunity.createSubCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminSubCommunity' }),
 };
 
 const developerResource: Resource<'developerId', Developer, DeveloperEvent> = {
@@ -237,7 +223,7 @@ const developerResource: Resource<'developerId', Developer, DeveloperEvent> = {
   noun: 'Developer',
   label: 'developer',
   tag: 'Developers',
-  response: adminDeveloperSchema,
+  response: createDeveloper.createDeveloperSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminDeveloper' }),
 };
 
 const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
@@ -248,7 +234,7 @@ const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
   noun: 'UnitType',
   label: 'unit type',
   tag: 'Unit types',
-  response: adminUnitTypeSchema,
+  response: createUnitType.createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' }),
 };
 
 const communityBanner: readonly UploadField[] = [{ field: 'banner', kind: 'image' }];

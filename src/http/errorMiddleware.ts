@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../domain/errors.js';
 import { scrubSecrets, type Logger } from '../logger.js';
+import { DependencyUnavailable, unreachableDependencyOf } from './dependencyFailures.js';
 import { ApiErrorWithHeaders, BadRequest, PayloadTooLarge, UnsupportedMediaType } from './httpErrors.js';
 import { findRequestContext } from './requestContext.js';
 import { sendError } from './responses.js';
@@ -19,8 +20,9 @@ function clientErrorOf(error: unknown): ApiError | null {
 }
 
 /**
- * The one error middleware: an ApiError becomes the spec's error body with its status; anything else is a
- * bug, answered 500 INTERNAL_ERROR without detail and logged (the logger scrubs credentials).
+ * The one error middleware: an ApiError becomes the spec's error body with its status; a driver's word that
+ * its server is unreachable becomes 503 SERVICE_UNAVAILABLE with Retry-After; anything else is a bug,
+ * answered 500 INTERNAL_ERROR without detail and logged (the logger scrubs credentials).
  */
 export function errorMiddleware(logger: Logger) {
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
@@ -29,6 +31,14 @@ export function errorMiddleware(logger: Logger) {
     if (res.headersSent) {
       log.error({ err: error }, 'error after the response started; closing the connection');
       next(error);
+      return;
+    }
+    const unreachable = error instanceof ApiError ? null : unreachableDependencyOf(error);
+    if (unreachable !== null) {
+      log.warn({ err: error, dependency: unreachable }, 'a dependency did not answer; answered 503');
+      const answer = new DependencyUnavailable(unreachable);
+      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+      sendError(res, answer.status, answer);
       return;
     }
     const apiError = error instanceof ApiError ? error : clientErrorOf(error);

@@ -2,6 +2,10 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnavailableError } from '@eventstore/db-client';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import { MongoServerSelectionError, type TopologyDescription } from 'mongodb';
 import { Conflict } from '../../src/domain/errors.js';
 import { errorMiddleware } from '../../src/http/errorMiddleware.js';
 import { requestContext } from '../../src/http/requestContext.js';
@@ -34,6 +38,25 @@ describe('the error middleware', () => {
     app.get('/bug', async () => {
       throw new Error('connect failed: mongodb://catalogue:s3cret-pass@db.internal/catalogue (Authorization: Bearer abc.def-123)');
     });
+    app.get('/mongodb-down', async () => {
+      throw new MongoServerSelectionError('Server selection timed out after 5000 ms', {} as TopologyDescription);
+    });
+    app.get('/eventstoredb-down', async () => {
+      throw new UnavailableError({ code: 14, details: 'connect ECONNREFUSED 10.0.0.7:2113', message: '14 UNAVAILABLE' } as never);
+    });
+    app.get('/sqlite-locked', async () => {
+      throw new Database.SqliteError('database is locked', 'SQLITE_BUSY');
+    });
+    // A real ioredis client on a port nothing listens on: the error is the one the driver raises.
+    app.get('/redis-down', async () => {
+      const redis = new Redis('redis://127.0.0.1:9', { maxRetriesPerRequest: 1, connectTimeout: 200, retryStrategy: () => 50 });
+      redis.on('error', () => {});
+      try {
+        await redis.get('anything');
+      } finally {
+        redis.disconnect();
+      }
+    });
     app.use(errorMiddleware(logger));
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -61,6 +84,25 @@ describe('the error middleware', () => {
     const everything = lines.join('\n');
     expect(everything).not.toContain('s3cret-pass');
     expect(everything).not.toContain('abc.def-123');
+  });
+
+  it.each([
+    ['/mongodb-down', 'mongodb'],
+    ['/eventstoredb-down', 'eventstoredb'],
+    ['/sqlite-locked', 'sqlite'],
+    ['/redis-down', 'redis'],
+  ])('when %s, then 503 SERVICE_UNAVAILABLE names the dependency and asks to retry after 5 s', async (path, dependency) => {
+    const answer = await request(baseUrl, path);
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('5');
+    expect(answer.body.error).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'A service this request needs is not answering; try again in a moment.',
+      details: { dependency, retry_after_seconds: 5 },
+    });
+    expect(JSON.stringify(answer.body)).not.toContain('10.0.0.7');
+    const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.path === path);
+    expect(logged).toMatchObject({ level: 40, dependency, msg: 'a dependency did not answer; answered 503' });
   });
 
   it('when fields named like credentials are logged, then their values are redacted', () => {

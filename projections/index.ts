@@ -1,4 +1,6 @@
 import { accessProjection } from './access.js';
+import { adminAccessProjection } from './adminAccess.js';
+import { adminCatalogueProjection } from './adminCatalogue.js';
 import { agentProfilesProjection } from './agentProfiles.js';
 import { catalogMetadataProjection } from './catalogMetadata.js';
 import { changeFeedProjection } from './changeFeed.js';
@@ -27,6 +29,8 @@ export const allProjections: readonly Projection[] = [
   agentProfilesProjection,
   webhooksProjection,
   currencyRatesProjection,
+  adminCatalogueProjection,
+  adminAccessProjection,
 ];
 
 export const projectionNames: readonly string[] = allProjections.map((projection) => projection.name);

@@ -11,14 +11,19 @@ const etagHeader = z
   .string()
   .optional()
   .meta({
-    description: 'The revision of the resource, quoted ("<revision>"); send it back as If-Match.',
+    description:
+      'A record: its revision, quoted ("<revision>"); send it back as If-Match. A list: a digest of the page; send it back as If-None-Match for a 304 while the page is unchanged.',
     header: { id: 'ETag' },
   });
 const ifMatchParameter = z
   .string()
   .optional()
   .meta({
-    description: `The revision the edit is based on (the ETag of a GET); ${IF_MATCH_PROBLEM}. A stale one answers 409 CONFLICT and writes nothing.`,
+    description:
+      `The revision the write is based on (the ETag of a GET, or the \`revision\` a list shows); ${IF_MATCH_PROBLEM}. ` +
+      'A stale one answers 409 CONFLICT and writes nothing. It names the revision of the record the path names; ' +
+      "where the write makes a record for a client (an API key, a plan change request, an agent profile), the client's; " +
+      "for a delivery retry, the webhook's. A create has no revision to match yet, so any revision it names is stale.",
     param: { id: 'IfMatch' },
   });
 
@@ -43,7 +48,7 @@ const ERROR_RESPONSES = {
     'ValidationFailed',
     'The request is not valid.',
     ['VALIDATION_FAILED'],
-    'VALIDATION_FAILED: `details.fields` maps every offending input (`body.<path>`, `params.<name>`, `header.if-match`) to its problem: ' +
+    'VALIDATION_FAILED: `details.fields` maps every offending input (`body.<path>`, `params.<name>`, `query.<name>`, `header.if-match`) to its problem: ' +
       'schema violations, unknown body fields, referenced ids that do not exist, malformed JSON (under `body`).',
   ),
   payloadTooLarge: errorResponse(
@@ -134,7 +139,7 @@ function uploadContent(route: AdminRoute, fields: readonly UploadField[]): ZodOp
   };
 }
 
-const takesIfMatch = (route: AdminRoute) => route.method !== 'get' && route.path.includes(':');
+const takesIfMatch = (route: AdminRoute) => route.method !== 'get';
 
 function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
   const headers = z.object({
@@ -162,7 +167,9 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
       [String(route.successStatus)]: {
         description: route.successStatus === 201 ? 'Created.' : 'OK.',
         headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader }),
-        content: { 'application/json': { schema: z.object({ data: route.response, meta }) } },
+        content: {
+          'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend(route.meta.shape) : meta }) },
+        },
       },
       '401': ERROR_RESPONSES.unauthenticated,
       ...(route.path.includes(':') ? { '404': ERROR_RESPONSES.notFound } : {}),
@@ -177,12 +184,13 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
   };
 }
 
-const DESCRIPTION = `Editor-facing commands and write-side reads of the property catalogue.
+const DESCRIPTION = `Editor-facing commands, lists and reads of the property catalogue and of who may use it.
 
 - Authentication: \`Authorization: Bearer <admin token>\` (ADMIN_TOKEN, or in embedded mode the generated DATA_DIR/admin-token file).
 - Success body \`{ data, meta }\`; error body \`{ error: { code, message, details }, meta }\`; every response carries X-Request-Id.
 - All or nothing: a refused command writes nothing, not even an id allocation. Only one that loses a race to a concurrent command partway can leave a write behind: an id claimed but never used (a slug taken or the resource changed meanwhile; so ids can have gaps), or the first of the two streams a key rotation or a plan change taking effect writes to (the rotation's successor key is revoked again; repeating the plan change finishes it).
-- Concurrency: responses carry \`ETag: "<revision>"\`; send it as \`If-Match\` on an edit to refuse it (409 CONFLICT) when someone else changed the resource meanwhile. \`If-Match: *\` or none = no precondition beyond the server's own read-then-write check.
+- Concurrency: every record carries its \`revision\` (the revision of its event stream), in lists too, and a GET or write of it answers \`ETag: "<revision>"\`. Every write takes \`If-Match: "<revision>"\`: when someone else changed the record meanwhile it is refused with 409 CONFLICT (\`details.expected_revision\`, \`details.current_revision\`) and nothing is written, so two editors never overwrite each other silently. A write that makes a record for a client (API key, plan change request, agent profile) matches the client's revision, a delivery retry the webhook's; a create has nothing to match, so any revision it names is stale. \`If-Match: *\` or none = no precondition beyond the server's own read-then-write check.
+- Lists: \`GET /projects\` (unpublished and deleted ones too), \`/developers\`, \`/states\`, \`/communities\`, \`/sub-communities\`, \`/unit-types\`, \`/plans\`, \`/clients\`, \`/clients/{clientId}/keys\` (metadata only: never a key or its hash), \`/subscriptions\`, \`/plan-changes\`, \`/agent-profiles\`, \`/clients/{clientId}/agent-profiles\` and \`/webhooks\` are read from read models (so a write shows once the projector has applied it), filtered by their parameters, sorted by \`sort\` (a leading \`-\` descends; ties by id) and paginated as /v1 is: \`page\` (default 1) and \`per_page\` (default 20, at most 100; more is 422, never clamped), with \`meta.pagination\` \`{ page, per_page, total, total_pages }\`. A parameter a list does not take is 422 VALIDATION_FAILED naming it. Free text \`q\` matches case-insensitively anywhere in names and slugs (projects: developer and community names too). \`updated_since\` keeps records whose \`updated_at\` is later. A list's ETag is a digest of its page: \`If-None-Match\` answers 304 while it is unchanged.
 - Validation: every input is parsed by strict schemas; unknown fields are refused; 422 VALIDATION_FAILED lists every problem in \`details.fields\`. Malformed JSON is 422 VALIDATION_FAILED naming \`body\` (one validation shape for clients), a non-JSON body 415, a body over 1 MB 413.
 - Files: an operation that records a picture, a PDF or a video (gallery, floor plans, floor plates, developer logo, community banner, agent portrait, master plan document, brochure, video and its thumbnail) also takes the file itself, as the raw body (\`Content-Type: image/jpeg|png|webp\`, \`application/pdf\`, \`video/mp4|webm|quicktime\`; \`?file_name=\` or Content-Disposition names it) or as multipart/form-data (a \`file\` part, or parts named by their field, plus the other fields as form fields). The bytes are streamed to a staging file, limited per kind (413), sniffed (a declared type the field does not take is 415; bytes that are not the declared type 422 FILE_CONTENT_MISMATCH; a picture that does not decode 422 FILE_CORRUPT), and stored under their SHA-256 before the command runs; the field then holds the stored-file ref (key = SHA-256, size, and a picture's width and height as displayed, all read from the file). A ref sent as JSON must name a stored file with the same facts (422 otherwise), unless the resource already records that very ref.
 - Agent profiles (the agent page of a client's brochures): draft → submitted → approved or rejected; only approved ones are listed to the client (\`GET /v1/agent-profiles\`). An edit that changes an approved profile (a field or the portrait) sends it back to submitted, out of that list until approved again, so what a brochure prints has always been reviewed.

@@ -29,10 +29,15 @@ export interface AdminRouteInput<Params, Body, Query = Record<string, never>> {
   actor: string;
 }
 
-/** What a handler returns; `revision` becomes the `ETag: "<revision>"` of the response. */
+/**
+ * What a handler returns; `revision` becomes the `ETag: "<revision>"` of the response (a GET without one,
+ * a list, gets an ETag of its content).
+ */
 export interface AdminRouteResult {
   data: unknown;
   revision?: number;
+  /** Added to `meta` (a list's pagination). */
+  meta?: Record<string, unknown>;
 }
 
 /**
@@ -62,5 +67,7 @@ export interface AdminRoute<Params extends z.ZodType = z.ZodType, Body extends z
   successStatus: 200 | 201;
   /** Schema of `data` in the success body (documentation and response tests). */
   response: z.ZodType;
+  /** Schema of the fields the route adds to `meta` (a list's pagination); omitted = none. */
+  meta?: z.ZodObject;
   handle(input: AdminRouteInput<z.infer<Params>, z.infer<Body>, z.infer<Query>>, deps: AdminDeps): Promise<AdminRouteResult>;
 }

@@ -1,10 +1,13 @@
+import { hash } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { ValidationFailed } from '../domain/errors.js';
 import type { UploadReceiver } from '../uploads/uploadReceiver.js';
-import type { AdminDeps, AdminRoute } from './adminRoute.js';
+import type { AdminDeps, AdminRoute, AdminRouteResult } from './adminRoute.js';
+import { accessListRoutes } from './adminRoutes/accessListRoutes.js';
 import { accessRoutes } from './adminRoutes/accessRoutes.js';
 import { agentProfileRoutes } from './adminRoutes/agentProfileRoutes.js';
+import { catalogueListRoutes } from './adminRoutes/catalogueListRoutes.js';
 import { currencyRateRoutes } from './adminRoutes/currencyRateRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
@@ -21,7 +24,9 @@ import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js'
 export const adminRoutes: readonly AdminRoute[] = [
   ...referenceDataRoutes,
   ...projectRoutes,
+  ...catalogueListRoutes,
   ...accessRoutes,
+  ...accessListRoutes,
   ...planChangeRoutes,
   ...agentProfileRoutes,
   ...currencyRateRoutes,
@@ -48,6 +53,16 @@ function parseInput(route: AdminRoute, req: Request) {
   if (!ifMatch.ok) fields['header.if-match'] = IF_MATCH_PROBLEM;
   if (!params.success || !query.success || !body.success || !ifMatch.ok) throw new ValidationFailed(fields);
   return { params: params.data, body: body.data, query: query.data, expectedRevision: ifMatch.expectedRevision };
+}
+
+/**
+ * A record answers its revision as ETag; a read without one (a list) the digest of its payload, which
+ * request_id and generated_at stay outside of.
+ */
+function entityTag(route: AdminRoute, result: AdminRouteResult): string | undefined {
+  if (result.revision !== undefined) return `"${result.revision}"`;
+  if (route.method !== 'get') return undefined;
+  return `"${hash('sha1', JSON.stringify([result.data, result.meta ?? {}]), 'base64url')}"`;
 }
 
 /** What the admin router runs on: the routes' dependencies and the receiver of uploaded files. */
@@ -91,9 +106,11 @@ export function createAdminRouter(routes: readonly AdminRoute[], deps: AdminRout
     router[route.method](route.path, requestBody(route, uploads), async (req, res) => {
       const input = parseInput(route, req);
       const result = await route.handle({ ...input, actor: ADMIN_ACTOR }, routeDeps);
+      const etag = entityTag(route, result);
       sendData(res, result.data, {
         status: route.successStatus,
-        ...(result.revision === undefined ? {} : { etag: `"${result.revision}"` }),
+        ...(etag === undefined ? {} : { etag }),
+        ...(result.meta ? { meta: result.meta } : {}),
       });
     });
   }

@@ -275,9 +275,13 @@ describe('admin access: plans, clients and API keys over HTTP', () => {
 
     const listed = await admin(`/clients/${clientId}/keys`);
     expect(listed.status).toBe(200);
-    const { key: _first, revision: _r1, ...firstListed } = first;
-    const { key: _second, revision: _r2, ...secondListed } = second;
-    expect(listed.body.data).toEqual([{ ...firstListed, status: 'revoked', revoked_at: expect.any(String) }, secondListed]);
+    const { key: _first, ...firstListed } = first;
+    const { key: _second, ...secondListed } = second;
+    const times = { created_at: expect.any(String), updated_at: expect.any(String) };
+    expect(listed.body.data).toEqual([
+      { ...firstListed, status: 'revoked', revoked_at: expect.any(String), revision: 1, ...times },
+      { ...secondListed, ...times },
+    ]);
     expect((await admin('/clients/9999/keys')).status).toBe(404);
   });
 

@@ -137,7 +137,7 @@ describe('admin commands over HTTP', () => {
   it('when a known admin path is asked with another method, then 405 with Allow', async () => {
     const answer = await admin('/states', { method: 'DELETE' });
     expect(answer.status).toBe(405);
-    expect(answer.headers.get('allow')).toBe('OPTIONS, POST');
+    expect(answer.headers.get('allow')).toBe('GET, HEAD, OPTIONS, POST');
     expect(answer.body.error.code).toBe('METHOD_NOT_ALLOWED');
 
     const options = await admin('/states/1', { method: 'OPTIONS' });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { noStoredFiles } from '../../src/catalogue/storedFiles.js';
 import { adminRoutes, createAdminRouter } from '../../src/http/adminRouter.js';
+import { statusAdminRoutes } from '../../src/http/adminRoutes/statusRoutes.js';
 import { webhookDeliveryAdminRoutes } from '../../src/http/adminRoutes/webhookDeliveryRoutes.js';
 import type { JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { UploadReceiver } from '../../src/uploads/uploadReceiver.js';
@@ -64,7 +65,9 @@ describe('GET /admin/openapi.yaml', () => {
     // The app adds the manual retry of webhook deliveries, made on its queue; listing the operations calls none.
     const unused = () => Promise.reject(new Error('no job is queued here'));
     const noQueue: JobQueue = { add: unused, retry: unused, counts: unused, close: unused, consume: () => ({ stop: unused }) };
-    const router = createAdminRouter([...adminRoutes, ...webhookDeliveryAdminRoutes(noQueue)], {
+    // And the status, made on this process's heartbeat and lag probe.
+    const noStatus = { status: () => Promise.reject(new Error('no status is asked here')) };
+    const router = createAdminRouter([...adminRoutes, ...webhookDeliveryAdminRoutes(noQueue), ...statusAdminRoutes(noStatus)], {
       eventStore: app.eventStore,
       readStore: app.readStore,
       clock: () => new Date(),
@@ -105,7 +108,50 @@ describe('GET /admin/openapi.yaml', () => {
     const create = document.paths['/states'].post;
     expect(Object.keys(create.responses)).toContain('201');
     const createHeaders = create.parameters.map((parameter: unknown) => resolve(document, parameter).name);
-    expect(createHeaders).not.toContain('If-Match');
+    expect(createHeaders).toContain('If-Match');
+  });
+
+  it('when the operations are read, then every write takes If-Match and every list its pagination, sort and meta.pagination', () => {
+    const operations = Object.values(document.paths).flatMap((item: any) =>
+      Object.entries(item).filter(([method]) => HTTP_METHODS.includes(method)),
+    ) as Array<[string, any]>;
+    const parameterNames = (operation: any) => operation.parameters.map((parameter: unknown) => resolve(document, parameter).name);
+    const writesWithoutIfMatch = operations
+      .filter(([method, operation]) => method !== 'get' && !parameterNames(operation).includes('If-Match'))
+      .map(([, operation]) => operation.operationId);
+    expect(writesWithoutIfMatch).toEqual([]);
+
+    const lists = operations.filter(([method, operation]) => method === 'get' && parameterNames(operation).includes('per_page'));
+    expect(lists.map(([, operation]) => operation.operationId).sort()).toEqual(
+      [
+        'listAgentProfiles',
+        'listApiKeys',
+        'listClientAgentProfiles',
+        'listClients',
+        'listCommunities',
+        'listDevelopers',
+        'listPlanChanges',
+        'listPlans',
+        'listProjects',
+        'listStates',
+        'listSubCommunities',
+        'listSubscriptions',
+        'listUnitTypes',
+        'listWebhooks',
+      ].sort(),
+    );
+    for (const [, operation] of lists) {
+      expect(parameterNames(operation)).toEqual(expect.arrayContaining(['page', 'per_page', 'sort']));
+      const body = operation.responses['200'].content['application/json'].schema;
+      expect(body.properties.meta.required).toContain('pagination');
+      expect(body.properties.data.type).toBe('array');
+    }
+    const projects = document.paths['/projects'].get;
+    expect(parameterNames(projects)).toEqual(
+      expect.arrayContaining(['q', 'status', 'published', 'deleted', 'developer', 'state', 'community', 'updated_since']),
+    );
+    expect(parameterNames(document.paths['/clients'].get)).toEqual(expect.arrayContaining(['q', 'status', 'plan', 'evaluation']));
+    expect(resolve(document, document.components.schemas.AdminProjectListItem).required).toContain('revision');
   });
 
   it('when an operation that records a file is read, then it takes JSON, the raw file and multipart, and names the upload refusals', () => {

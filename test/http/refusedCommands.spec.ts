@@ -202,7 +202,6 @@ const acceptedBodies: Record<string, (world: World) => unknown> = {
 
 const commandRoutes = adminRoutes.filter((route) => route.method !== 'get');
 const paramNames = (route: AdminRoute): string[] => [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
-const takesIfMatch = (route: AdminRoute): boolean => paramNames(route).length > 0;
 const routeOf = (operationId: string): AdminRoute => {
   const route = adminRoutes.find((candidate) => candidate.operationId === operationId);
   if (!route) throw new Error(`The admin route table has no operation ${operationId}.`);
@@ -280,16 +279,15 @@ function refusalsByShape(route: AdminRoute): Refusal[] {
       },
     );
   }
-  if (takesIfMatch(route)) {
-    refusals.push({
-      operationId,
-      when: 'a stale If-Match',
-      headers: { 'if-match': `"${STALE_REVISION}"` },
-      body: accepted,
-      status: 409,
-      code: 'CONFLICT',
-    });
-  }
+  // Every write takes If-Match; a create has no revision yet, so any revision it names is stale too.
+  refusals.push({
+    operationId,
+    when: names.length > 0 ? 'a stale If-Match' : 'If-Match naming a revision of what it would create',
+    headers: { 'if-match': `"${STALE_REVISION}"` },
+    body: accepted,
+    status: 409,
+    code: 'CONFLICT',
+  });
   return refusals;
 }
 

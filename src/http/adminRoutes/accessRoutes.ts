@@ -19,7 +19,6 @@ import * as setClientRestriction from '../../../commands/clients/setClientRestri
 import * as definePlan from '../../../commands/plans/definePlan.js';
 import * as setSubscription from '../../../commands/subscriptions/setSubscription.js';
 import * as revisePlan from '../../../commands/plans/revisePlan.js';
-import { ACCESS_KEYS, type AccessKeyDoc } from '../../../projections/access.js';
 import { DETAIL_FIELDS, ENTITLEMENTS, KEY_ENVIRONMENTS, SCOPES } from '../../access/accessContext.js';
 import { API_KEY_STATUSES, apiKeyAggregate, type ApiKey, type ApiKeyEvent } from '../../access/apiKey.js';
 import type { AccessSlice } from '../../access/accessReferences.js';
@@ -35,7 +34,7 @@ import type { EventStore } from '../../eventStore/eventStore.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { accessFactsReader } from '../accessFacts.js';
 import { existingClient } from './accessReferences.js';
-import { clientParams, idSchema, noParams, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
+import { clientParams, idSchema, noParams, pathId, refuseRevisionOfNewResource, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const PLANS = 'Plans';
 const CLIENTS = 'Clients';
@@ -46,7 +45,7 @@ const API_KEYS = 'API keys';
 const scopesSchema = z.array(z.enum(SCOPES));
 const entitlementsSchema = z.array(z.enum(ENTITLEMENTS));
 
-const planResponseSchema = definePlan.definePlanSchema
+export const planResponseSchema = definePlan.definePlanSchema
   .extend({
     id: idSchema,
     revision: revisionSchema,
@@ -71,7 +70,7 @@ const clientControlsSchema = z
   })
   .meta({ id: 'AdminClientControls', description: 'Request signing and the domain and IP policy of each environment, as stored.' });
 
-const clientResponseSchema = z
+export const clientResponseSchema = z
   .object({
     id: idSchema,
     revision: revisionSchema,
@@ -130,7 +129,7 @@ const apiKeyFields = {
     .meta({ description: 'Set once the key is rotated: from then on it gets 403 API_KEY_ROTATION_ENDED.' }),
 };
 
-const apiKeyResponseSchema = z
+export const apiKeyResponseSchema = z
   .object({ ...apiKeyFields, revision: revisionSchema })
   .meta({ id: 'AdminApiKey', description: 'An API key without its secret: only its hint is ever shown again.' });
 
@@ -143,10 +142,6 @@ const issuedApiKeyResponseSchema = apiKeyResponseSchema
     }),
   })
   .meta({ id: 'AdminIssuedApiKey' });
-
-const apiKeyListSchema = z
-  .array(z.object(apiKeyFields))
-  .meta({ description: 'By id. Read from the access read model, so a key issued a moment ago may take a moment to appear.' });
 
 function planRepresentation(id: number, loaded: LoadedAggregate<Plan | null>): AdminRouteResult {
   if (!loaded.state) throw new NotFound();
@@ -192,7 +187,8 @@ const createPlanRoute: AdminRoute<typeof noParams, typeof definePlan.definePlanS
   body: definePlan.definePlanSchema,
   successStatus: 201,
   response: planResponseSchema,
-  async handle({ body, actor }, deps) {
+  async handle({ body, actor, expectedRevision }, deps) {
+    refuseRevisionOfNewResource(expectedRevision);
     const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: planAggregate,
       actor,
@@ -252,7 +248,8 @@ const registerClientRoute: AdminRoute<typeof noParams, typeof registerClient.reg
   body: registerClient.registerClientSchema,
   successStatus: 201,
   response: clientResponseSchema,
-  async handle({ body, actor }, deps) {
+  async handle({ body, actor, expectedRevision }, deps) {
+    refuseRevisionOfNewResource(expectedRevision);
     const result = await createWithSlice(deps, accessFactsReader(deps), {
       aggregate: clientAggregate,
       actor,
@@ -472,26 +469,6 @@ const issueApiKeyRoute: AdminRoute<typeof clientParams, typeof issueApiKeySchema
   },
 };
 
-const listApiKeysRoute: AdminRoute<typeof clientParams> = {
-  method: 'get',
-  path: '/clients/:clientId/keys',
-  operationId: 'listApiKeys',
-  summary: "List a client's API keys, revoked ones included, without their secrets",
-  tag: API_KEYS,
-  params: clientParams,
-  successStatus: 200,
-  response: apiKeyListSchema,
-  async handle({ params }, deps) {
-    await existingClient(deps.eventStore, params.clientId);
-    const { items } = await deps.readStore.find<AccessKeyDoc>(ACCESS_KEYS, {
-      filter: { client_id: params.clientId },
-      sort: [['id', 1]],
-    });
-    const data: z.input<typeof apiKeyListSchema> = items.map(({ _id: _hash, _position, ...apiKey }) => apiKey);
-    return { data };
-  },
-};
-
 const keyStatusRoute = (
   action: 'revoke' | 'deactivate' | 'reactivate',
   summary: string,
@@ -536,7 +513,7 @@ const reactivateApiKeyRoute = keyStatusRoute(
   reactivateApiKey,
 );
 
-const subscriptionResponseSchema = z
+export const subscriptionResponseSchema = z
   .object({
     client_id: idSchema,
     revision: revisionSchema,
@@ -634,7 +611,6 @@ export const accessRoutes: AdminRoute[] = [
   setClientAccountTokenRoute,
   generateClientAccountTokenRoute,
   issueApiKeyRoute,
-  listApiKeysRoute,
   revokeApiKeyRoute,
   deactivateApiKeyRoute,
   reactivateApiKeyRoute,

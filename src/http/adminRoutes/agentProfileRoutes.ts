@@ -6,17 +6,26 @@ import * as rejectAgentProfile from '../../../commands/agentProfiles/rejectAgent
 import * as replaceAgentProfilePicture from '../../../commands/agentProfiles/replaceAgentProfilePicture.js';
 import * as reviseAgentProfile from '../../../commands/agentProfiles/reviseAgentProfile.js';
 import * as submitAgentProfile from '../../../commands/agentProfiles/submitAgentProfile.js';
+import { ADMIN_CLIENTS } from '../../../projections/adminAccess.js';
 import { AGENT_PROFILES, type AgentProfileDoc } from '../../../projections/agentProfiles.js';
 import { noAccessFacts, readAccessFacts, type AccessFacts, type AccessLookup, type AccessSlice } from '../../access/accessReferences.js';
-import { AGENT_PROFILE_STATUSES, agentProfileAggregate, type AgentProfile, type AgentProfileEvent } from '../../access/agentProfile.js';
+import {
+  AGENT_PROFILE_STATUSES,
+  agentProfileAggregate,
+  type AgentProfile,
+  type AgentProfileEvent,
+  type AgentProfileStatus,
+} from '../../access/agentProfile.js';
 import { eventStoreCatalogueReferences } from '../../catalogue/catalogueReferences.js';
 import { imageRefSchema } from '../../catalogue/imageRef.js';
 import { createWithSlice, updateWithSlice, type FactsReader } from '../../domain/commandSlice.js';
 import { NotFound } from '../../domain/errors.js';
+import type { Filter } from '../../readStore/readStore.js';
 import type { UploadField } from '../../uploads/uploadKinds.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { accessReferences } from '../accessFacts.js';
-import { existingClient } from './accessReferences.js';
+import { qParameter } from '../listParameters.js';
+import { adminList, idParameter, type ListSelection } from './adminLists.js';
 import { clientParams, idSchema, pathId, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const TAG = 'Agent profiles';
@@ -98,24 +107,54 @@ const createAgentProfileRoute: AdminRoute<typeof clientParams, typeof createAgen
   },
 };
 
-const listClientAgentProfilesRoute: AdminRoute<typeof clientParams> = {
-  method: 'get',
+const agentProfileFilters = {
+  q: qParameter.meta({
+    description: 'Free text on one line, matched case-insensitively against agent and company names and e-mail addresses.',
+  }),
+  status: z
+    .enum(AGENT_PROFILE_STATUSES, { error: `must be one of ${AGENT_PROFILE_STATUSES.join(', ')}` })
+    .meta({ description: 'Only profiles in this status (e.g. submitted: those waiting for review).' })
+    .optional(),
+};
+
+function profileSelection(query: { q?: string | undefined; status?: AgentProfileStatus | undefined }, filter: Filter): ListSelection {
+  if (query.status !== undefined) filter.status = query.status;
+  return { filter: { ...filter, deleted: false }, ...(query.q ? { text: query.q } : {}) };
+}
+
+const listClientAgentProfilesRoute = adminList({
   path: '/clients/:clientId/agent-profiles',
   operationId: 'listClientAgentProfiles',
-  summary: "List a client's agent profiles in every status but deleted, by id (from the read model: a write shows once projected)",
+  summary:
+    "A client's agent profiles in every status but deleted, filtered, sorted and paginated (from the read model: a write shows once projected)",
   tag: TAG,
   params: clientParams,
-  successStatus: 200,
-  response: z.array(agentProfileResponseSchema),
-  async handle({ params }, deps) {
-    await existingClient(deps.eventStore, params.clientId);
-    const { items } = await deps.readStore.find<AgentProfileDoc>(AGENT_PROFILES, {
-      filter: { client_id: params.clientId, deleted: false },
-      sort: [['_id', 1]],
-    });
-    return { data: items.map(fromReadModel) };
+  filters: agentProfileFilters,
+  sortFields: ['id', 'agent_name', 'updated_at'],
+  defaultSort: 'id',
+  collection: AGENT_PROFILES,
+  item: agentProfileResponseSchema,
+  async select(query, params, readStore) {
+    if (!(await readStore.get(ADMIN_CLIENTS, params.clientId))) throw new NotFound(`Client ${params.clientId} does not exist.`);
+    return profileSelection(query, { client_id: params.clientId });
   },
-};
+  represent: (docs: AgentProfileDoc[]) => docs.map(fromReadModel),
+});
+
+const listAgentProfilesRoute = adminList({
+  path: '/agent-profiles',
+  operationId: 'listAgentProfiles',
+  summary:
+    "Every client's agent profiles in every status but deleted, filtered, sorted and paginated (from the read model: a write shows once projected)",
+  tag: TAG,
+  filters: { ...agentProfileFilters, client_id: idParameter("Only this client's profiles.") },
+  sortFields: ['id', 'agent_name', 'updated_at'],
+  defaultSort: 'id',
+  collection: AGENT_PROFILES,
+  item: agentProfileResponseSchema,
+  select: (query) => profileSelection(query, query.client_id === undefined ? {} : { client_id: query.client_id }),
+  represent: (docs: AgentProfileDoc[]) => docs.map(fromReadModel),
+});
 
 const getAgentProfileRoute: AdminRoute<typeof profileParams> = {
   method: 'get',
@@ -173,7 +212,8 @@ function profileCommand<Body extends z.ZodType>(options: {
 /** Admin operations on agent profiles: created for a client, edited, reviewed (submitted, approved or rejected), deleted. */
 export const agentProfileRoutes: AdminRoute[] = [
   createAgentProfileRoute,
-  listClientAgentProfilesRoute,
+  listClientAgentProfilesRoute as AdminRoute,
+  listAgentProfilesRoute as AdminRoute,
   getAgentProfileRoute,
   profileCommand({
     method: 'patch',

@@ -49,7 +49,7 @@ const invoiceSchema = z
   })
   .meta({ id: 'AdminPlanChangeInvoice', description: 'The itemized invoice issued on approval.' });
 
-const planChangeResponseSchema = z
+export const planChangeResponseSchema = z
   .object({
     id: idSchema,
     revision: revisionSchema,

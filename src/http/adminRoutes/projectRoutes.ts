@@ -53,7 +53,7 @@ import { loadAggregate } from '../../domain/commandHandler.js';
 import { NotFound } from '../../domain/errors.js';
 import type { UploadField } from '../../uploads/uploadKinds.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { noParams, pathId } from './adminSchemas.js';
+import { noParams, pathId, refuseRevisionOfNewResource } from './adminSchemas.js';
 
 const TAG = 'Projects';
 
@@ -176,7 +176,8 @@ const createProjectRoute: AdminRoute<typeof noParams, typeof createProject.creat
   body: createProject.createProjectSchema,
   successStatus: 201,
   response: projectResponseSchema,
-  async handle({ body, actor }, deps) {
+  async handle({ body, actor, expectedRevision }, deps) {
+    refuseRevisionOfNewResource(expectedRevision);
     const result = await createCatalogueResource(deps, { aggregate: projectAggregate, actor, command: body, slice: createProject });
     return representation(result.revision, result.state);
   },

@@ -29,7 +29,7 @@ import { NotFound } from '../../domain/errors.js';
 import type { DomainEvent } from '../../eventStore/eventStore.js';
 import type { UploadField } from '../../uploads/uploadKinds.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../adminRoute.js';
-import { noParams } from './adminSchemas.js';
+import { noParams, refuseRevisionOfNewResource } from './adminSchemas.js';
 
 type Slice<Command, Entity, Event> = CatalogueSlice<Command, Entity | null, Event>;
 
@@ -87,7 +87,8 @@ function createRoute<Key extends string, Entity extends object, Event extends Do
     ...(command.uploads ? { uploads: command.uploads } : {}),
     successStatus: 201,
     response: resource.response,
-    async handle({ body, actor }, deps: AdminDeps) {
+    async handle({ body, actor, expectedRevision }, deps: AdminDeps) {
+      refuseRevisionOfNewResource(expectedRevision);
       const result = await createCatalogueResource(deps, { aggregate: resource.aggregate, actor, command: body, slice: command.slice });
       return answer(result);
     },
@@ -182,6 +183,19 @@ function publicationRoutes<Key extends string, Entity extends object, Event exte
   ];
 }
 
+/** The representation of each resource: the write side's fields with its id and revision. */
+export const adminStateSchema = createState.createStateSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminState' });
+export const adminCommunitySchema = createCommunity.createCommunitySchema
+  .extend({ ...writeSideFields, published })
+  .meta({ id: 'AdminCommunity' });
+export const adminSubCommunitySchema = createSubCommunity.createSubCommunitySchema
+  .extend({ ...writeSideFields, published })
+  .meta({ id: 'AdminSubCommunity' });
+export const adminDeveloperSchema = createDeveloper.createDeveloperSchema
+  .extend({ ...writeSideFields, published })
+  .meta({ id: 'AdminDeveloper' });
+export const adminUnitTypeSchema = createUnitType.createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' });
+
 const stateResource: Resource<'stateId', StateRegion, StateEvent> = {
   aggregate: stateAggregate,
   path: '/states',
@@ -190,7 +204,7 @@ const stateResource: Resource<'stateId', StateRegion, StateEvent> = {
   noun: 'State',
   label: 'state',
   tag: 'States',
-  response: createState.createStateSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminState' }),
+  response: adminStateSchema,
 };
 
 const communityResource: Resource<'communityId', Community, CommunityEvent> = {
@@ -201,7 +215,7 @@ const communityResource: Resource<'communityId', Community, CommunityEvent> = {
   noun: 'Community',
   label: 'community',
   tag: 'Communities',
-  response: createCommunity.createCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminCommunity' }),
+  response: adminCommunitySchema,
 };
 
 const subCommunityResource: Resource<'subCommunityId', SubCommunity, SubCommunityEvent> = {
@@ -212,7 +226,7 @@ const subCommunityResource: Resource<'subCommunityId', SubCommunity, SubCommunit
   noun: 'SubCommunity',
   label: 'sub-community',
   tag: 'Sub-communities',
-  response: createSubCommunity.createSubCommunitySchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminSubCommunity' }),
+  response: adminSubCommunitySchema,
 };
 
 const developerResource: Resource<'developerId', Developer, DeveloperEvent> = {
@@ -223,7 +237,7 @@ const developerResource: Resource<'developerId', Developer, DeveloperEvent> = {
   noun: 'Developer',
   label: 'developer',
   tag: 'Developers',
-  response: createDeveloper.createDeveloperSchema.extend({ ...writeSideFields, published }).meta({ id: 'AdminDeveloper' }),
+  response: adminDeveloperSchema,
 };
 
 const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
@@ -234,7 +248,7 @@ const unitTypeResource: Resource<'unitTypeId', UnitType, UnitTypeEvent> = {
   noun: 'UnitType',
   label: 'unit type',
   tag: 'Unit types',
-  response: createUnitType.createUnitTypeSchema.extend(writeSideFields).meta({ id: 'AdminUnitType' }),
+  response: adminUnitTypeSchema,
 };
 
 const communityBanner: readonly UploadField[] = [{ field: 'banner', kind: 'image' }];

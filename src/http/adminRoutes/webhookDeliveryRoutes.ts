@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOKS, type WebhookDoc } from '../../../projections/webhooks.js';
+import { staleRevision } from '../../domain/commandHandler.js';
 import { ApiError, NotFound } from '../../domain/errors.js';
 import type { JobQueue } from '../../jobQueue/jobQueue.js';
 import { DELIVERY_ID_PATTERN } from '../../webhooks/webhookDeliveries.js';
@@ -31,15 +32,18 @@ export function webhookDeliveryAdminRoutes(queue: JobQueue): AdminRoute[] {
     method: 'post',
     path: '/webhooks/:webhookId/deliveries/:deliveryId/retry',
     operationId: 'retryWebhookDelivery',
-    summary: 'Retry a failed delivery now, with the same event id (409 unless it failed; the webhook must be active)',
+    summary:
+      "Retry a failed delivery now, with the same event id (409 unless it failed; the webhook must be active; If-Match names the webhook's revision)",
     tag: 'Webhooks',
     params: deliveryParams,
     successStatus: 200,
     response: retriedSchema,
-    async handle({ params }, deps) {
+    async handle({ params, expectedRevision }, deps) {
       const { webhookId, deliveryId } = params;
       const webhook = await deps.readStore.get<WebhookDoc>(WEBHOOKS, webhookId);
       if (!webhook || webhook.deleted || !deliveryId.endsWith(`.${webhookId}`)) throw new NotFound();
+      // If-Match names the webhook's revision: the retry is asked for the webhook as the caller read it.
+      if (expectedRevision !== undefined && expectedRevision !== webhook.revision) throw staleRevision(expectedRevision, webhook.revision);
       if (webhook.status !== 'active') {
         throw new ApiError(409, 'CONFLICT', 'The webhook is disabled: enable it before retrying its deliveries.');
       }

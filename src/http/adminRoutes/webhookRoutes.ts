@@ -8,7 +8,8 @@ import type { Filter } from '../../readStore/readStore.js';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES, type Webhook } from '../../webhooks/webhook.js';
 import type { AdminRoute, AdminRouteResult } from '../adminRoute.js';
 import { webhookFactsReader, webhookIdSchema } from '../webhookApi.js';
-import { idSchema, noParams, revisionSchema, timestampSchema } from './adminSchemas.js';
+import { adminList, idParameter } from './adminLists.js';
+import { idSchema, revisionSchema, timestampSchema } from './adminSchemas.js';
 
 const WEBHOOKS_TAG = 'Webhooks';
 
@@ -39,10 +40,6 @@ const adminWebhookSchema = z
   .object({ ...adminWebhookFields, revision: revisionSchema })
   .meta({ id: 'AdminWebhook', description: "A client's webhook, without its secrets." });
 
-const adminWebhookListSchema = z.array(z.object(adminWebhookFields)).meta({
-  description: 'Oldest first; deleted webhooks are left out. Read from the webhooks read model, so a change a moment old may not show yet.',
-});
-
 type AdminWebhookView = Pick<
   Webhook,
   'id' | 'client_id' | 'name' | 'url' | 'events' | 'status' | 'disabled_reason' | 'secrets' | 'created_at' | 'updated_at'
@@ -71,31 +68,32 @@ function resultOf(result: Pick<WebhookResult, 'webhook' | 'revision'>): AdminRou
 }
 
 const webhookParams = z.object({ webhookId: webhookIdSchema }).strict();
-const listQuery = z
-  .object({
-    client_id: z.coerce.number().int().positive().optional().meta({ description: "Only this client's webhooks." }),
-    status: z.enum(WEBHOOK_STATUSES).optional().meta({ description: 'Only webhooks in this status.' }),
-  })
-  .strict();
-
-const listWebhooksRoute: AdminRoute<typeof noParams, z.ZodType, typeof listQuery> = {
-  method: 'get',
+const listWebhooksRoute = adminList({
   path: '/webhooks',
   operationId: 'listWebhooks',
-  summary: "Clients' webhooks, filtered by client and status",
+  summary:
+    "Clients' webhooks (deleted ones left out), filtered by client and status, oldest first unless sorted otherwise. " +
+    'Read from the webhooks read model, so a change a moment old may not show yet.',
   tag: WEBHOOKS_TAG,
-  params: noParams,
-  query: listQuery,
-  successStatus: 200,
-  response: adminWebhookListSchema,
-  async handle({ query }, deps) {
-    const filter: Filter = { deleted: false };
-    if (query?.client_id !== undefined) filter.client_id = query.client_id;
-    if (query?.status !== undefined) filter.status = query.status;
-    const { items } = await deps.readStore.find<WebhookDoc>(WEBHOOKS, { filter, sort: [['created_at', 1]] });
-    return { data: items.map(adminRepresentation) };
+  filters: {
+    client_id: idParameter("Only this client's webhooks."),
+    status: z
+      .enum(WEBHOOK_STATUSES, { error: `must be one of ${WEBHOOK_STATUSES.join(', ')}` })
+      .meta({ description: 'Only webhooks in this status.' })
+      .optional(),
   },
-};
+  sortFields: ['created_at', 'updated_at', 'name'],
+  defaultSort: 'created_at',
+  collection: WEBHOOKS,
+  item: adminWebhookSchema,
+  select(query) {
+    const filter: Filter = { deleted: false };
+    if (query.client_id !== undefined) filter.client_id = query.client_id;
+    if (query.status !== undefined) filter.status = query.status;
+    return { filter };
+  },
+  represent: (docs: WebhookDoc[]) => docs.map((webhook) => ({ ...adminRepresentation(webhook), revision: webhook.revision })),
+});
 
 const getWebhookRoute: AdminRoute<typeof webhookParams> = {
   method: 'get',
@@ -157,4 +155,4 @@ const disableWebhookRoute: AdminRoute<typeof webhookParams> = {
   },
 };
 
-export const adminWebhookRoutes: AdminRoute[] = [listWebhooksRoute, getWebhookRoute, enableWebhookRoute, disableWebhookRoute];
+export const adminWebhookRoutes: AdminRoute[] = [listWebhooksRoute as AdminRoute, getWebhookRoute, enableWebhookRoute, disableWebhookRoute];

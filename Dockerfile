@@ -44,10 +44,11 @@ COPY workers ./workers
 RUN mkdir -p /var/lib/catalogue && chown node:node /var/lib/catalogue && chmod 0700 /var/lib/catalogue
 USER node
 EXPOSE 8080
-# Liveness of the api role (GET /livez on the main port); processes without the api role serve no HTTP,
-# so docker-compose.yml turns this off for them. Node 20 has fetch, the slim image has no curl.
+# Liveness: GET /livez on METRICS_PORT, which every role serves when it is set, else on the API port (the
+# api role only: a projector or worker without METRICS_PORT serves no HTTP). Node 20 has fetch; the slim
+# image has no curl.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/livez').then((answer) => process.exit(answer.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.METRICS_PORT || process.env.PORT || 8080) + '/livez').then((answer) => process.exit(answer.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "--import", "tsx", "src/main.ts"]
 # No role given: every role in one process. docker-compose.yml gives each container its own (--role api).
 CMD []

@@ -108,8 +108,10 @@ async function applyOwnEdit(event: Recorded<OwnEditEvent>, ctx: ProjectionContex
 }
 
 /**
- * The change feed's index (GET /projects/changes?updated_since=): every reported change of a project in
- * log order, read by `changed_at` then `position`. Which events are reported is decided in
+ * The change feed's index (GET /projects/changes): every reported change of a project in log order, read by
+ * `position` after a cursor, or by `changed_at` then `position` after an updated_since moment. Entries are
+ * keyed by log position and written with the checkpoint of their batch, so a reader that resumes after
+ * position P, reading no further than the checkpoint, sees exactly the changes projected after P. Which events are reported is decided in
  * src/catalogue/project.ts (changeFeedTreatment). Each entry is a pure set keyed by position, so applying
  * an event again rewrites the same document; the publication is stamped with its last event's position.
  * Each entry says whether it withdrew the project from where it was published, so the query decides who may
@@ -126,6 +128,13 @@ export const changeFeedProjection: Projection<ReportedEvent> = {
         keys: [
           ['changed_at', 1],
           ['position', 1],
+        ],
+      },
+      // With the `_id` every sort ends in, so MongoDB walks it either way: cursor pages and their last entry.
+      {
+        keys: [
+          ['position', 1],
+          ['_id', 1],
         ],
       },
       { keys: [['project_id', 1]] },

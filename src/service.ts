@@ -34,6 +34,10 @@ import type { JobQueue, JobQueueName } from './jobQueue/jobQueue.js';
 import { createJobQueue } from './jobQueue/createJobQueue.js';
 import { createSqliteJobQueue } from './jobQueue/sqliteJobQueue.js';
 import { checkpointNameOf } from './projectionEngine/projection.js';
+import type { ProjectorLease } from './projectionEngine/projectorLease.js';
+import { createRedisProjectorLease } from './projectionEngine/redisProjectorLease.js';
+import { createSqliteProjectorLease, PROJECTOR_LEASES_FILE_NAME } from './projectionEngine/sqliteProjectorLease.js';
+import { startOperations } from './metrics/operations.js';
 import { createReadStore } from './readStore/createReadStore.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { seedDemoCatalogue } from './seed/demoCatalogue.js';
@@ -171,11 +175,15 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const usesDataDir =
       !config.eventStoreUrl || !config.mongodbUrl || config.adminToken === undefined || config.linkSigningSecret === undefined;
     if (usesDataDir) await ensurePrivateDataDir(config.dataDir, logger);
-    const stores = options.stores ?? (await openStores(config));
+    const opened = options.stores ?? (await openStores(config));
     cleanups.push(
-      () => stores.eventStore.close(),
-      () => stores.readStore.close(),
+      () => opened.eventStore.close(),
+      () => opened.readStore.close(),
     );
+    // Metrics, readiness, heartbeat and status; the stores as instrumented for the metrics (METRICS=on).
+    const operations = await startOperations({ config, roles, stores: opened, projections: allProjections, logger, clock });
+    cleanups.push(() => operations.stop());
+    const stores = operations.stores;
     const blobStore =
       options.blobStore ?? createBlobStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
     cleanups.push(() => blobStore.close());
@@ -188,12 +196,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await seedOnFirstStart({ ...stores, blobStore }, config, clock, logger);
     }
 
+    // A lease per projection, and one for the webhook dispatcher: a second projector (or worker) process stands by.
+    const leases = roles.has('projector') || roles.has('worker') ? openProjectorLease(config, options.stores !== undefined, logger) : null;
+    if (leases) cleanups.push(() => leases.close());
+
     let projector: Projector | null = null;
     if (roles.has('projector')) {
       projector = await startProjector({
+        lease: { store: leases! },
         eventStore: stores.eventStore,
-        readStore: stores.readStore,
-        projections: allProjections,
+        // Through the failure recorder: each projection's last failure reaches /admin/v1/status.
+        readStore: operations.projector?.readStore ?? stores.readStore,
+        projections: operations.projector?.projections ?? allProjections,
         logger: logger.child({ component: 'projector' }),
         batchSize: config.projectionBatchSize,
       });
@@ -205,10 +219,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     // Webhook deliveries wait in one queue: the worker dispatches and delivers them, the API queues test events.
     const webhooksUsed = roles.has('api') || roles.has('worker');
     const webhookSecrets = webhooksUsed ? await webhookSecretBoxFor(config, logger) : null;
-    const webhookQueue = webhooksUsed ? openWebhookQueue(config, options.stores !== undefined, clock, logger) : null;
+    const webhookQueue = webhooksUsed
+      ? operations.observeQueue(WEBHOOK_QUEUE, openWebhookQueue(config, options.stores !== undefined, clock, logger))
+      : null;
     if (webhookQueue) cleanups.push(() => webhookQueue.close());
     // Brochure renders: the API queues them, the worker renders them (job id from the fingerprint).
-    const pdfQueue = webhooksUsed ? openJobQueue(PDF_RENDER_QUEUE, config, options.stores !== undefined, clock, logger) : null;
+    const pdfQueue = webhooksUsed
+      ? operations.observeQueue(PDF_RENDER_QUEUE, openJobQueue(PDF_RENDER_QUEUE, config, options.stores !== undefined, clock, logger))
+      : null;
     if (pdfQueue) cleanups.push(() => pdfQueue.close());
     // Word of each stored outcome, from the worker to the request waiting for it (in process, or over Redis).
     const renderNotices = pdfQueue
@@ -232,10 +250,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const now = options.clock ? () => clock().getTime() : Date.now;
       // Durable usage only where there are limits: with RATE_LIMITS=off nothing is counted.
       const usageLedger = config.rateLimits === 'on' ? createUsageLedger(stores.readStore, { logger, now }) : null;
-      const limits = usageLedger ? withUsageLedger(createLimits(config.redisUrl, logger, { now }), usageLedger, now) : null;
+      const limits = usageLedger
+        ? withUsageLedger(operations.observeLimits(createLimits(config.redisUrl, logger, { now })), usageLedger, now)
+        : null;
       if (limits !== null) cleanups.push(() => limits.close());
       const pdfLimits =
-        config.rateLimits === 'on' ? (config.redisUrl ? createRedisPdfLimiter(config.redisUrl) : createInProcessPdfLimiter({ now })) : null;
+        config.rateLimits === 'on'
+          ? operations.observePdfLimiter(config.redisUrl ? createRedisPdfLimiter(config.redisUrl) : createInProcessPdfLimiter({ now }))
+          : null;
       if (pdfLimits !== null) cleanups.push(() => pdfLimits.close());
       else logger.warn({ component: 'limits' }, 'RATE_LIMITS=off: no rate limits or quotas are checked');
       if (config.publicBaseUrl === undefined) {
@@ -291,6 +313,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         ...(usageLedger ? { pendingUsage: usageLedger } : {}),
         evaluationRequestLimit: config.evaluationRequestLimit,
         webhookDeliveries: { queue: webhookQueue! },
+        operations,
         webhooks: {
           limits,
           secrets: webhookSecrets!,
@@ -317,12 +340,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const projectorOfThisProcess = projector;
       const started = await startWebhookWorker({
         ...stores,
+        readStore: operations.observeWebhookDeliveries(stores.readStore),
         queue: webhookQueue!,
         secretBox: webhookSecrets!,
         targetPolicy: { allowedPrivateCidrs: config.webhookAllowedPrivateCidrs },
         delivery: config.webhookDelivery,
         // Image addresses in event data; without PUBLIC_BASE_URL (embedded mode) this machine's API.
         publicBaseUrl: config.publicBaseUrl ?? `${url ?? `http://localhost:${config.port}`}/v1`,
+        dispatcherLease: { store: leases! },
         // A worker beside the projector waits for it; one on its own polls the checkpoints a projector elsewhere writes.
         readModelsReached: projectorOfThisProcess
           ? (position) => projectorOfThisProcess.waitForPosition(position, READ_MODELS_PATIENCE_MS)
@@ -336,7 +361,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       cleanups.push(() => started.stop());
       const pdfLogger = logger.child({ component: 'pdf' });
       // Chromium starts with the first render, so a worker that renders nothing never launches it.
-      const renderer =
+      const browserRenderer =
         options.brochureRenderer ??
         createBrochureRenderer({
           readStore: stores.readStore,
@@ -349,6 +374,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           tiles: { urlTemplate: config.pdf.tileUrl, userAgent: config.pdf.tileUserAgent, timeoutMs: PDF_MAP_TILES_TIMEOUT_MS },
           logger: pdfLogger,
         });
+      const renderer = operations.observeRenderer(browserRenderer);
       if (renderer.close) cleanups.push(() => renderer.close!());
       const consumer = startPdfRenderJobs({
         queue: pdfQueue!,
@@ -444,6 +470,24 @@ function openJobQueue(name: JobQueueName, config: Config, storesHandedIn: boolea
   const onError = (error: unknown) => logger.warn({ err: error, component: 'jobQueue' }, 'job queue error; carrying on');
   if (storesHandedIn) return createSqliteJobQueue({ ...settings, onError, file: ':memory:', queue: name, now: clock });
   return createJobQueue(name, { ...settings, onError, prefix, dataDir: config.dataDir, redisUrl: config.redisUrl, now: clock });
+}
+
+/**
+ * The projector leases (src/projectionEngine/projectorLease.ts): Redis on REDIS_URL (keys under JOB_QUEUE_PREFIX),
+ * else DATA_DIR/leases.sqlite, shared by the processes of one machine. Tests that hand in their stores get one in
+ * memory, since no other process shares their in-memory stores.
+ */
+function openProjectorLease(config: Config, storesHandedIn: boolean, logger: Logger): ProjectorLease {
+  const ttlMs = config.projectorLeaseTtlMs;
+  if (storesHandedIn) return createSqliteProjectorLease({ file: ':memory:', ttlMs });
+  if (config.redisUrl) return createRedisProjectorLease(config.redisUrl, { ttlMs, prefix: config.jobQueue.prefix });
+  if (config.mode === 'distributed') {
+    logger.warn(
+      { component: 'projector' },
+      'REDIS_URL is unset: projector leases live in DATA_DIR/leases.sqlite and keep out only the projectors of this machine',
+    );
+  }
+  return createSqliteProjectorLease({ file: join(config.dataDir, PROJECTOR_LEASES_FILE_NAME), ttlMs });
 }
 
 /** How long the tiles of one brochure's map may take to arrive before its location page shows the coordinates instead. */

@@ -4,6 +4,7 @@ import { lookupAccess } from './lookupAccess.js';
 import { ApiError } from '../domain/errors.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { Unauthenticated } from './httpErrors.js';
+import { findRequestContext } from './requestContext.js';
 
 const ACCESS_KEY = 'access';
 
@@ -70,6 +71,9 @@ export function apiAuth(readStore: ReadStore, checks: readonly RequestCheck[] = 
     const presented = /^Bearer +(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     const access = await lookupAccess(readStore, presented ?? '', clock());
     if (!access) throw new Unauthenticated();
+    // Logged with the request, refused by a check below or not.
+    const context = findRequestContext(res);
+    if (context) context.clientId = access.clientId;
     for (const check of checks) await check(req, access, presented ?? '');
     res.locals[ACCESS_KEY] = access;
     res.setHeader('X-Access-Mode', access.evaluation === null ? 'commercial' : 'evaluation');

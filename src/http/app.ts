@@ -23,6 +23,13 @@ import { answeredNotModified } from './responses.js';
 import { createWebhookApiRouter, type WebhookApiDeps } from './webhookApi.js';
 import { createWebhookDeliveryApiRouter, type WebhookDeliveryApiDeps } from './webhookDeliveryApi.js';
 import { webhookDeliveryAdminRoutes } from './adminRoutes/webhookDeliveryRoutes.js';
+import { statusAdminRoutes } from './adminRoutes/statusRoutes.js';
+import { httpMetrics } from '../metrics/httpMetrics.js';
+import type { Readiness } from '../metrics/readiness.js';
+import type { ServiceMetrics } from '../metrics/serviceMetrics.js';
+import type { StatusSource } from '../metrics/serviceStatus.js';
+import { operationsRouter } from './operationsRoutes.js';
+import { recordRouteTemplates } from './routeTemplate.js';
 
 /**
  * The read side of `/v1`, built from queries/ by the composition root: queries/ uses this shell's helpers,
@@ -74,6 +81,8 @@ export interface AppDeps {
   webhooks: Omit<WebhookApiDeps, 'eventStore' | 'readStore' | 'clock'>;
   /** The webhook deliveries queue: test events (/v1) and manual retries (/admin/v1) go there. */
   webhookDeliveries: Pick<WebhookDeliveryApiDeps, 'queue'>;
+  /** /livez, /readyz, /metrics (null with METRICS=off) and /admin/v1/status (src/metrics/operations.ts). */
+  operations: { readiness: Readiness; metrics: ServiceMetrics | null; status: StatusSource };
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -128,7 +137,11 @@ function apiRouter(deps: AppDeps): Router {
 function adminRouter(deps: AppDeps): Router {
   const router = Router();
   // The manual retry of webhook deliveries needs this process's queue, so its route is made here.
-  const routes = [...adminRoutes, ...webhookDeliveryAdminRoutes(deps.webhookDeliveries.queue)];
+  const routes = [
+    ...adminRoutes,
+    ...webhookDeliveryAdminRoutes(deps.webhookDeliveries.queue),
+    ...statusAdminRoutes(deps.operations.status),
+  ];
   router.use(noStore);
   router.use(adminAuth(deps.adminToken));
   router.get(
@@ -155,9 +168,15 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   // Our handlers set ETags from what identifies a payload; express's body hash would also cover meta.
   app.set('etag', false);
+  // Request logs and metrics name the route template that served a request, never its path as sent.
+  recordRouteTemplates(app);
   app.use(requestContext(deps.logger));
+  const { metrics, readiness } = deps.operations;
+  if (metrics) app.use(httpMetrics(metrics));
   app.use('/v1', apiRouter(deps));
   app.use('/admin', adminRouter(deps));
+  // After the API: its requests never pass through these few routes. /metrics takes the admin token here.
+  app.use(operationsRouter({ readiness, metrics, guardMetrics: adminAuth(deps.adminToken) }));
   app.use((_req, _res, next) => next(new NotFound()));
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { looksLikeSecret, scrubSecrets, type Logger } from '../logger.js';
+import { routeTemplateOf } from './routeTemplate.js';
 
 /** Per-request state every handler and the error middleware rely on (kept in `res.locals`). */
 export interface RequestContext {
@@ -15,6 +16,8 @@ export interface RequestContext {
   startedAt: number;
   /** Child logger bound to the request id. */
   logger: Logger;
+  /** The client whose API key was verified (src/http/apiAuth.ts), for the request's log line; never the key. */
+  clientId: number | undefined;
 }
 
 /**
@@ -40,7 +43,8 @@ export function requestContextOf(res: Response): RequestContext {
 
 /**
  * Gives every request an id (the caller's `X-Request-Id` when acceptable, otherwise a new uuid), echoes it
- * on every response, and logs each completed request.
+ * on every response, and logs each completed request: one line with the route template that served it
+ * (src/http/routeTemplate.ts), the path (scrubbed), status, duration and, once a key was verified, the client.
  */
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -56,6 +60,7 @@ export function requestContext(logger: Logger) {
       get logger() {
         return (requestLogger ??= logger.child({ requestId }));
       },
+      clientId: undefined,
     };
     res.locals[CONTEXT_KEY] = context;
     res.setHeader('X-Request-Id', requestId);
@@ -64,7 +69,9 @@ export function requestContext(logger: Logger) {
       context.logger.info(
         {
           method: context.method,
+          route: routeTemplateOf(req),
           path: scrubSecrets(context.path),
+          ...(context.clientId === undefined ? {} : { clientId: context.clientId }),
           status: res.statusCode,
           durationMs: Math.round((performance.now() - context.startedAt) * 10) / 10,
         },

@@ -49,6 +49,8 @@ export class LeaseKeeper {
   private retries: NodeJS.Timeout | null = null;
   private retrying = false;
   private standbyLogged = false;
+  /** A failed request for the lease is logged once per run of failures (a Redis outage would log one a second). */
+  private askFailureLogged = false;
   private stopped = false;
   private readonly renewIntervalMs: number;
   private readonly retryIntervalMs: number;
@@ -83,9 +85,11 @@ export class LeaseKeeper {
     try {
       grant = await store.acquire(name);
     } catch (error) {
-      logger.warn({ err: error, lease: name }, 'could not ask for the lease; standing by');
+      if (!this.askFailureLogged) logger.warn({ err: error, lease: name }, 'could not ask for the lease; standing by');
+      this.askFailureLogged = true;
       return null;
     }
+    this.askFailureLogged = false;
     if (!grant) return null;
     if (this.stopped) {
       await store.release(grant).catch(() => undefined);

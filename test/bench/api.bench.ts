@@ -26,6 +26,10 @@
  * scripts are counted there too, so the script's own commands are reported apart from whatever else the
  * service sent.
  *
+ * Then the metrics' overhead: those processes are stopped and two more API processes are started on the same DATA_DIR
+ * (the embedded limiter), one with METRICS=on (the default: every request timed by route, the stores and the limiter
+ * instrumented) and one with METRICS=off, and (b) is measured against both in interleaved rounds. Target: on >= 0.95 x off.
+ *
  * Then the media section: the service is started again on the same DATA_DIR (every role, MEDIA_PREGENERATE=off),
  * distinct 3000 x 2000 camera-like JPEG masters (test/bench/benchMasters.ts) are uploaded through the admin API
  * (raw image/jpeg bodies to POST /admin/v1/projects/{p}/gallery), and two baselines run in their own processes:
@@ -206,13 +210,14 @@ function listeningPort(child: ChildProcess, name: string): Promise<number> {
 }
 
 /**
- * The service on DATA_DIR: the first start seeds it, later ones reuse it. The limiter variables and
- * MEDIA_PREGENERATE are always given, so the caller's environment does not change what is measured.
+ * The service on DATA_DIR: the first start seeds it, later ones reuse it. The limiter variables, METRICS (on
+ * unless `limiterEnv` says otherwise) and MEDIA_PREGENERATE are always given, so the caller's environment does
+ * not change what is measured.
  */
 async function startService(
   dataDir: string,
   options: Options,
-  limiterEnv: { REDIS_URL: string; RATE_LIMITS: 'on' | 'off' },
+  limiterEnv: { REDIS_URL: string; RATE_LIMITS: 'on' | 'off'; METRICS?: 'on' | 'off' },
   roles: string[] = [],
 ): Promise<Service> {
   const port = await freePort();
@@ -224,6 +229,7 @@ async function startService(
     LOG_LEVEL: 'warn',
     SEED_PROJECTS: String(options.projects),
     MEDIA_PREGENERATE: 'off',
+    METRICS: 'on',
     ...limiterEnv,
   });
   return { child, origin: `http://127.0.0.1:${port}` };
@@ -461,7 +467,7 @@ async function apiSections(dataDir: string, options: Options, children: Set<Chil
     await stopProcess(service.child);
     children.delete(service.child);
     const limiterResults: LimiterResult[] = [];
-    const modeScenarios: Array<{ mode: LimiterMode; scenario: Scenario; pid: number | undefined }> = [];
+    const modeScenarios: Array<{ mode: LimiterMode; scenario: Scenario; pid: number | undefined; child: ChildProcess }> = [];
     for (const mode of LIMITER_MODES) {
       if (mode.id === 'redis') {
         const unreachable = await redisUnreachable(redis, () => lastRedisError);
@@ -491,6 +497,7 @@ async function apiSections(dataDir: string, options: Options, children: Set<Chil
         mode,
         scenario: { label: `(b) ${mode.label}`, url, headers: auth, expectedStatus: 200 },
         pid: modeService.child.pid,
+        child: modeService.child,
       });
     }
     const redisMode = modeScenarios.find(({ mode }) => mode.id === 'redis');
@@ -514,7 +521,12 @@ async function apiSections(dataDir: string, options: Options, children: Set<Chil
       );
     }
     limiterResults.sort((a, b) => LIMITER_MODES.indexOf(a.mode) - LIMITER_MODES.indexOf(b.mode));
-    report(results, fewerResult!, limiterResults, options);
+    for (const { child } of modeScenarios) {
+      await stopProcess(child);
+      children.delete(child);
+    }
+    const metricsResults = await measureMetricsOverhead(dataDir, options, children, slug, auth);
+    report(results, fewerResult!, limiterResults, metricsResults, options);
   } finally {
     redis.disconnect();
   }
@@ -528,6 +540,49 @@ async function pickListPage(base: string, auth: Record<string, string>, states: 
     if (status === 200 && body.data.length === 20) return path;
   }
   throw new Error('no state has 20 off-plan projects');
+}
+
+/**
+ * (b) against two fresh API processes on the same DATA_DIR, METRICS=on and METRICS=off, in interleaved rounds;
+ * each is checked to be in the mode asked for (/metrics answers with the admin token, or is not served).
+ */
+async function measureMetricsOverhead(
+  dataDir: string,
+  options: Options,
+  children: Set<ChildProcess>,
+  slug: string,
+  auth: Record<string, string>,
+): Promise<MetricsResult> {
+  const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  const scenarios: Scenario[] = [];
+  const started: ChildProcess[] = [];
+  for (const metrics of ['on', 'off'] as const) {
+    process.stdout.write(`starting an API process with METRICS=${metrics} (embedded limiter)...\n`);
+    const service = await startService(dataDir, options, { REDIS_URL: '', RATE_LIMITS: 'on', METRICS: metrics }, ['--role', 'api']);
+    children.add(service.child);
+    started.push(service.child);
+    const url = `${service.origin}/v1/projects/${slug}`;
+    await waitFor('the API process to answer', async () => ((await getJson(url, auth)).status === 200 ? true : undefined), service.child);
+    const scrape = await fetch(`${service.origin}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
+    await scrape.arrayBuffer();
+    if ((scrape.status === 200) !== (metrics === 'on'))
+      throw new Error(`METRICS=${metrics} is not in effect: /metrics answered ${scrape.status}`);
+    scenarios.push({ label: `(b) METRICS=${metrics}`, url, headers: auth, expectedStatus: 200 });
+  }
+  process.stdout.write(
+    `measuring (b) with metrics on and off, ${options.duration} s each at ${options.connections} connections, in ${options.rounds} interleaved rounds...\n`,
+  );
+  const [on, off] = (await measureInterleaved(scenarios, options)) as [Measured, Measured];
+  for (const child of started) {
+    await stopProcess(child);
+    children.delete(child);
+  }
+  return { on, off };
+}
+
+interface MetricsResult {
+  on: Measured;
+  off: Measured;
 }
 
 interface LimiterMode {
@@ -700,11 +755,11 @@ function commandFigures(commands: RedisCommands) {
 
 const perRequest = (count: number, requests: number) => (count / requests).toFixed(4);
 
-function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], options: Options): void {
+function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], metrics: MetricsResult, options: Options): void {
   const [bare, detail, notModified, list] = results as [Measured, Measured, Measured, Measured];
   const ratio = (measured: Measured) => measured.requestsPerSecond / bare.requestsPerSecond;
   const limiterMeasured = limiter.flatMap((result) => (result.measured ? [result.measured] : []));
-  const width = Math.max(...[...results, ...limiterMeasured].map(({ scenario }) => scenario.label.length));
+  const width = Math.max(...[...results, ...limiterMeasured, metrics.on, metrics.off].map(({ scenario }) => scenario.label.length));
   const row = (measured: Measured, ratioText: string) =>
     `${measured.scenario.label.padEnd(width)}  ${Math.round(measured.requestsPerSecond).toLocaleString('en-US').padStart(9)}  ` +
     `${measured.p50.toFixed(1).padStart(7)}  ${measured.p99.toFixed(1).padStart(7)}  ${ratioText}\n`;
@@ -775,6 +830,14 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
       `   embedded / off: ${embedded && off ? (embedded.requestsPerSecond / off.requestsPerSecond).toFixed(3) : 'n/a'}\n`,
   );
 
+  const metricsRatio = metrics.on.requestsPerSecond / metrics.off.requestsPerSecond;
+  process.stdout.write(
+    `\nmetrics overhead on (b), each setting in its own fresh API process on the same data (embedded limiter), ${options.connections} connections, interleaved rounds\n` +
+      `${'setting'.padEnd(width)}  ${'req/s'.padStart(9)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ratio to METRICS=off\n`,
+  );
+  process.stdout.write(row(metrics.on, metricsRatio.toFixed(3)));
+  process.stdout.write(row(metrics.off, '1.000'));
+
   const targets: Array<{ name: string; met: boolean | null; reason?: string }> = [
     { name: '(b) >= 0.5 x (a)', met: ratio(detail) >= 0.5 },
     { name: '(c) >= (b)', met: notModified.requestsPerSecond >= detail.requestsPerSecond },
@@ -784,6 +847,7 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
       ? { name: '(b) with the Redis limiter >= 0.85 x limits off', met: redisMeasured.requestsPerSecond >= 0.85 * off.requestsPerSecond }
       : { name: '(b) with the Redis limiter >= 0.85 x limits off', met: null, reason: redisResult?.skipped ?? 'not measured' },
     commandsTarget,
+    { name: '(b) with METRICS=on >= 0.95 x METRICS=off', met: metricsRatio >= 0.95 },
   ];
   process.stdout.write(
     `\n${targets.map((target) => `${target.name}: ${target.met === null ? `not checked (${target.reason})` : target.met ? 'met' : 'NOT met'}`).join('\n')}\n`,

@@ -249,8 +249,24 @@ describe('docker-compose.yml and .env.example', () => {
       const needed = name === 'seed' ? ['eventstore', 'mongodb'] : stores;
       expect({ service: name, awaits: awaited.map(([store]) => store) }).toEqual({ service: name, awaits: needed });
     }
-    // The api replicas keep the image's /livez check: the proxy waits on it.
-    for (const name of withRole('api')) expect(compose.services[name]!.healthcheck).toBeUndefined();
+  });
+
+  it("when a long-running catalogue process is checked, then it keeps the image's /livez check, served on METRICS_PORT in every role", () => {
+    const imagePort = /^ENV .*\bPORT=(\d+)/m.exec(dockerInstructions.join('\n'))?.[1];
+    const longRunning = catalogueServices.filter(([name]) => name !== 'seed');
+
+    expect(longRunning.map(([name]) => name)).toEqual([...withRole('api'), ...withRole('projector'), ...withRole('worker')]);
+    for (const [name, service] of longRunning) {
+      const metricsPort = service.environment?.METRICS_PORT;
+      expect({ service: name, healthcheck: service.healthcheck, metricsPortSet: /^\d+$/.test(metricsPort ?? '') }).toEqual({
+        service: name,
+        healthcheck: undefined,
+        metricsPortSet: true,
+      });
+      expect(metricsPort).not.toBe(imagePort);
+    }
+    // The seed is a command line: it serves nothing to check.
+    expect(compose.services.seed!.healthcheck).toEqual({ disable: true });
   });
 
   it('when MongoDB starts, then it runs as the replica set MONGODB_URL names, initiated with the member name the services resolve', () => {
@@ -294,7 +310,9 @@ describe('Dockerfile', () => {
       expect({ stage, lastUser: users.at(-1) }).toEqual({ stage, lastUser: 'USER node' });
     }
     expect(dockerInstructions).toContain('ENTRYPOINT ["node", "--import", "tsx", "src/main.ts"]');
-    expect(dockerInstructions.find((line) => line.startsWith('HEALTHCHECK '))).toMatch(/CMD \["node", "-e", ".*'\/livez'.*"\]$/);
+    expect(dockerInstructions.find((line) => line.startsWith('HEALTHCHECK '))).toMatch(
+      /CMD \["node", "-e", ".*process\.env\.METRICS_PORT \|\| process\.env\.PORT.*'\/livez'.*"\]$/,
+    );
   });
 
   it('when the worker image is built, then it has Chromium and CHROMIUM_PATH names it', () => {

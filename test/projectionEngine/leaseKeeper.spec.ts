@@ -94,6 +94,36 @@ describe('lease keeper', () => {
     expect(keeper.active).toBe(false);
   });
 
+  it('when the lease store cannot be reached while standing by, then the failure is logged once, not on every attempt', async () => {
+    const real = createSqliteProjectorLease({ file: ':memory:', ttlMs: TTL_MS });
+    cleanups.push(() => real.close());
+    let attempts = 0;
+    const unreachable: ProjectorLease = {
+      ...real,
+      holder: real.holder,
+      ttlMs: real.ttlMs,
+      async acquire() {
+        attempts += 1;
+        throw new Error('connection refused');
+      },
+    };
+    const { logger, lines } = capturingLogger();
+    const keeper = new LeaseKeeper({
+      store: unreachable,
+      name: 'projects',
+      logger,
+      retryIntervalMs: 10,
+      start: async () => ({ stop: async () => undefined }),
+    });
+    cleanups.push(() => keeper.stop());
+
+    keeper.standBy();
+    await eventually('five attempts', () => attempts >= 5);
+
+    expect(lines.filter((line) => line.msg === 'could not ask for the lease; standing by')).toHaveLength(1);
+    expect(keeper.active).toBe(false);
+  });
+
   it('when the keeper is stopped, then its work stops and the lease is free for another holder at once', async () => {
     const file = join(dir, 'stop.sqlite');
     const held = createSqliteProjectorLease({ file, ttlMs: 60_000 });

@@ -18,7 +18,8 @@ import { communityRepresentation, developerRepresentation, projectReferences, pr
 import type { EventStore, RecordedEvent, Subscription } from '../../src/eventStore/eventStore.js';
 import type { NewJob, JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { Logger } from '../../src/logger.js';
-import type { ReadStore } from '../../src/readStore/readStore.js';
+import { LeaseKeeper, type LeaseSettings } from '../../src/projectionEngine/leaseKeeper.js';
+import { StaleFencingTokenError, type ReadStore } from '../../src/readStore/readStore.js';
 import { webhookStream, type WebhookEventType } from '../../src/webhooks/webhook.js';
 import { deliveryIdOf, publicEventIdOf, type WebhookDeliveryJob } from '../../src/webhooks/webhookDeliveries.js';
 import { noticeOf, projectEventTypeFor, type CatalogueNotice, type ProjectChange } from './publicEvents.js';
@@ -48,6 +49,12 @@ export interface WebhookDispatcherOptions {
   batchSize?: number;
   /** Backoff after a failed batch: doubles from initialMs up to maxMs. */
   retry?: { initialMs?: number; maxMs?: number };
+  /**
+   * The lease named as the checkpoint: only the worker process holding it dispatches, the others stand by,
+   * and its checkpoint writes carry the lease's fencing token (see src/projectionEngine/leaseKeeper.ts).
+   * Without it, this dispatcher dispatches unguarded.
+   */
+  lease?: LeaseSettings;
 }
 
 export interface WebhookDispatcher {
@@ -57,21 +64,76 @@ export interface WebhookDispatcher {
   stop(): Promise<void>;
 }
 
+/** How often a standby dispatcher reads the checkpoint another process writes, for waitForPosition. */
+const STANDBY_POLL_MS = 25;
+
 /**
  * The event log is the outbox: each catalogue event after the checkpoint becomes, for every active webhook
  * subscribed to its public type whose client may see the record, one queued delivery with a deterministic
  * id (`{event_id}.{webhook_id}`); the queue ignores an id it already holds, so a crash between enqueue and
  * checkpoint only re-adds known ids. The checkpoint is written after the batch's jobs are added.
+ *
+ * With a lease, only one worker process dispatches at a time: the others stand by and take over when its
+ * lease lapses (kill -9) or is released (a stop).
  */
 export async function startWebhookDispatcher(options: WebhookDispatcherOptions): Promise<WebhookDispatcher> {
+  const { lease, readStore, logger } = options;
+  if (!lease) return startDispatching(options, null);
+  let dispatching: WebhookDispatcher | null = null;
+  const keeper = new LeaseKeeper({
+    ...lease,
+    name: WEBHOOK_DISPATCHER_CHECKPOINT,
+    logger,
+    start: async (grant, _signal, lose) => {
+      const started = await startDispatching(options, { token: grant.token, refused: lose });
+      dispatching = started;
+      return {
+        async stop() {
+          if (dispatching === started) dispatching = null;
+          await started.stop();
+        },
+      };
+    },
+  });
+  if (await keeper.take()) await keeper.startWork();
+  else keeper.standBy();
+  return {
+    async waitForPosition(position, timeoutMs = 10_000) {
+      if (dispatching) return dispatching.waitForPosition(position, timeoutMs);
+      // Dispatched elsewhere: its checkpoint tells.
+      const giveUpAt = performance.now() + timeoutMs;
+      for (;;) {
+        const checkpoint = await readStore.getCheckpoint(WEBHOOK_DISPATCHER_CHECKPOINT);
+        if (checkpoint !== null && checkpoint >= position) return;
+        if (performance.now() >= giveUpAt)
+          throw new Error(`The webhook dispatcher did not reach position ${position} within ${timeoutMs} ms.`);
+        await sleep(STANDBY_POLL_MS);
+      }
+    },
+    stop: () => keeper.stop(),
+  };
+}
+
+/** A dispatcher's lease: its token goes with each checkpoint; a refusal of it ends the holding. */
+interface DispatcherFencing {
+  token: number;
+  refused(reason: string): void;
+}
+
+async function startDispatching(options: WebhookDispatcherOptions, fencing: DispatcherFencing | null): Promise<WebhookDispatcher> {
   const { eventStore, readStore, logger } = options;
+  const checkpointAt = (position: bigint) => ({
+    name: WEBHOOK_DISPATCHER_CHECKPOINT,
+    position,
+    ...(fencing ? { fencingToken: fencing.token } : {}),
+  });
   const retryInitialMs = options.retry?.initialMs ?? 250;
   const retryMaxMs = options.retry?.maxMs ?? 30_000;
   const webhookCreatedAt = new Map<string, bigint>();
 
   // No checkpoint yet (first start, or a lost read store): start at the head, so history is never sent.
   let committed = (await readStore.getCheckpoint(WEBHOOK_DISPATCHER_CHECKPOINT)) ?? (await eventStore.headPosition());
-  if (committed !== null) await readStore.write([], [{ name: WEBHOOK_DISPATCHER_CHECKPOINT, position: committed }]);
+  if (committed !== null) await readStore.write([], [checkpointAt(committed)]);
 
   let subscription: Subscription | null = null;
   let stopped = false;
@@ -122,7 +184,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         if (jobs.length > 0) await options.queue.add(jobs);
       }
     }
-    await readStore.write([], [{ name: WEBHOOK_DISPATCHER_CHECKPOINT, position: last.position }]);
+    await readStore.write([], [checkpointAt(last.position)]);
     committed = last.position;
     failures = 0;
     settleWaiters();
@@ -136,6 +198,11 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
       onBatch: handleBatch,
       onError: (error) => {
         if (stopped) return;
+        if (error instanceof StaleFencingTokenError && fencing) {
+          stopped = true;
+          fencing.refused(`the read store refused the checkpoint: ${error.message}`);
+          return;
+        }
         failures += 1;
         const delayMs = Math.min(retryMaxMs, retryInitialMs * 2 ** Math.min(failures - 1, 20));
         logger.error(

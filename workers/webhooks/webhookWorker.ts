@@ -5,6 +5,7 @@ import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { webhookFactsReader } from '../../src/http/webhookApi.js';
 import type { JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { Logger } from '../../src/logger.js';
+import type { LeaseSettings } from '../../src/projectionEngine/leaseKeeper.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import type { Resolve, WebhookTargetPolicy } from '../../src/webhooks/targetPolicy.js';
 import type { WebhookSecretBox } from '../../src/webhooks/webhookSecrets.js';
@@ -24,6 +25,8 @@ export interface WebhookWorkerOptions {
   clock: () => Date;
   random?: () => number;
   resolve?: Resolve;
+  /** The dispatcher's lease: one worker process dispatches, the others stand by (see startWebhookDispatcher). */
+  dispatcherLease?: LeaseSettings;
 }
 
 export interface WebhookWorker {
@@ -43,6 +46,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     publicBaseUrl: options.publicBaseUrl,
     readModelsReached: options.readModelsReached,
     logger: logger.child({ component: 'webhookDispatcher' }),
+    ...(options.dispatcherLease ? { lease: options.dispatcherLease } : {}),
   });
   try {
     const delivery = await startWebhookDelivery({

@@ -71,13 +71,17 @@ function assertCheckpoint(checkpoint: Checkpoint): void {
   }
 }
 
-/** Adds the columns a file created by an earlier version lacks; in one write transaction, so two processes opening it do not both add one. */
+/**
+ * Adds the columns a file created by an earlier version lacks. Looked for first without a lock, so that opening
+ * a current file takes none; added in one write transaction, looked for again there, so that two processes
+ * opening an old file do not both add one.
+ */
 function addMissingColumns(db: Database.Database): void {
+  const columnsOf = db.prepare<[string], string>('SELECT name FROM pragma_table_info(?)').pluck();
+  const missing = () => ADDED_COLUMNS.filter(({ table, column }) => !columnsOf.all(table).includes(column));
+  if (missing().length === 0) return;
   db.transaction(() => {
-    for (const { table, column, add } of ADDED_COLUMNS) {
-      const columns = db.prepare<[string], string>('SELECT name FROM pragma_table_info(?)').pluck().all(table);
-      if (!columns.includes(column)) db.exec(add);
-    }
+    for (const { add } of missing()) db.exec(add);
   }).immediate();
 }
 

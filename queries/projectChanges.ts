@@ -1,0 +1,322 @@
+import { z } from 'zod';
+import { checkpointNameOf } from '../src/projectionEngine/projection.js';
+import type { ReadStore } from '../src/readStore/readStore.js';
+import { changeFeedProjection, PROJECT_CHANGES, type ChangeKind, type ProjectChangeDoc } from '../projections/changeFeed.js';
+import { PROJECTS, projectsProjection, type ProjectDoc } from '../projections/projects.js';
+import { changesCursorParameter, encodeChangesCursor, START_CURSOR } from './changeFeedCursor.js';
+import { catalogueScopeOf, projectInScope, projectVisibleIn, type CatalogueScope } from './catalogueScope.js';
+import { DEFAULT_PER_PAGE, pageParameter, pagination, paginationSchema, perPageParameter, updatedSinceSchema } from './queryParameters.js';
+import type { QueryResult, QueryRoute } from './queryRoute.js';
+import { projectReferences, projectSummary, projectSummarySchema } from './representations.js';
+
+const changeKinds = ['project', 'payment_plans', 'media', 'floor_plans', 'amenities', 'faqs'] as const satisfies readonly ChangeKind[];
+
+const projectChangeSchema = z
+  .object({
+    project_id: z.number().int(),
+    changed_at: z.iso.datetime().meta({
+      description: 'The latest change this page reports of the project (of a removed project: its removal).',
+    }),
+    changes: z
+      .array(z.enum(changeKinds))
+      .meta({ description: 'What changed: the project itself and/or its payment_plans, media (gallery), floor_plans, amenities, faqs.' }),
+    removed: z.boolean().meta({
+      description:
+        'True when the project, once visible to this client, was removed from its view by a change this page reports (unpublished, deleted or moved out of its restriction); project is then null.',
+    }),
+    project: projectSummarySchema.nullable().meta({ description: 'The project as it is now, when visible to this client.' }),
+  })
+  .meta({ id: 'ProjectChange' });
+
+const changesQuery = z
+  .object({
+    updated_since: updatedSinceSchema
+      .meta({ description: 'Report changes made after this moment. Required unless cursor is given; not with it.' })
+      .optional(),
+    cursor: changesCursorParameter.optional(),
+    page: pageParameter.meta({ description: 'Page number, from 1 (default 1); with updated_since only.' }),
+    per_page: perPageParameter.meta({
+      description: 'Projects per page, 1 to 100 (default 20); more is refused with 422, never clamped.',
+    }),
+  })
+  .strict()
+  .superRefine((query, context) => {
+    if (query.cursor !== undefined && query.updated_since !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['cursor'],
+        message: 'cannot be combined with updated_since: a cursor already says where to resume; send one or the other',
+      });
+    } else if (query.cursor === undefined && query.updated_since === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['updated_since'],
+        message: `is required unless cursor is given (cursor=${START_CURSOR} for a full sync)`,
+      });
+    }
+    if (query.cursor !== undefined && query.page !== undefined) {
+      context.addIssue({ code: 'custom', path: ['page'], message: 'cannot be combined with cursor: the next page is cursor=meta.cursor' });
+    }
+  });
+
+interface ChangeSummary {
+  changedAt: string;
+  kinds: ReadonlySet<ChangeKind>;
+}
+
+interface ChangedProject extends ChangeSummary {
+  projectId: number;
+  kinds: Set<ChangeKind>;
+  /** Each removal from a community where the project was published, with the changes up to and including it. */
+  withdrawals: Array<ChangeSummary & { communityId: number }>;
+}
+
+/**
+ * Every project with a change among `changes` (in log order), ordered by its first one. With updated_since, a
+ * project keeps its place when edited again, and projects changed for the first time join at the end, so
+ * reading every page for one `updated_since` while edits arrive neither misses nor repeats a project.
+ */
+function changedProjects(changes: readonly ProjectChangeDoc[]): ChangedProject[] {
+  const byProject = new Map<number, ChangedProject>();
+  for (const change of changes) {
+    let changed = byProject.get(change.project_id);
+    if (!changed) {
+      changed = { projectId: change.project_id, changedAt: change.changed_at, kinds: new Set(), withdrawals: [] };
+      byProject.set(change.project_id, changed);
+    }
+    if (change.changed_at > changed.changedAt) changed.changedAt = change.changed_at;
+    changed.kinds.add(change.kind);
+    if (change.withdrawn_from_community_id !== null) {
+      changed.withdrawals.push({
+        communityId: change.withdrawn_from_community_id,
+        changedAt: changed.changedAt,
+        kinds: new Set(changed.kinds),
+      });
+    }
+  }
+  return [...byProject.values()];
+}
+
+interface ReportedChange extends ChangeSummary {
+  projectId: number;
+  /** Visible to the client now; null = removed from its view. */
+  project: ProjectDoc | null;
+}
+
+const visibleNow = (project: ProjectDoc | undefined, scope: CatalogueScope): project is ProjectDoc =>
+  project?.published === true && projectInScope(scope, project);
+
+/** Whether the change took the project out of a community where this client would see it. */
+const withdrewFromView = (change: ProjectChangeDoc, scope: CatalogueScope): boolean =>
+  change.withdrawn_from_community_id !== null && projectVisibleIn(scope, change.project_id, change.withdrawn_from_community_id);
+
+/**
+ * The feed's rule: a project visible to the client now (published, in its restriction and sample) is
+ * reported with what changed; one not visible now is reported removed only when one of the changes read
+ * withdrew it (unpublished, deleted or moved away while published) from a community where this client
+ * could see it, as far as that change; any other project, never published or never visible to this client,
+ * is not reported at all.
+ */
+function reportedChange(changed: ChangedProject, project: ProjectDoc | undefined, scope: CatalogueScope): ReportedChange | null {
+  if (visibleNow(project, scope)) return { ...changed, project };
+  const seen = changed.withdrawals.findLast((withdrawal) => projectVisibleIn(scope, changed.projectId, withdrawal.communityId));
+  return seen ? { projectId: changed.projectId, changedAt: seen.changedAt, kinds: seen.kinds, project: null } : null;
+}
+
+/**
+ * How far the feed may report: the lower of the change feed's and the projects' checkpoints. A checkpoint is
+ * stored with its batch's documents (MongoDB: after them), so every entry up to it can be read, and every
+ * project it names is at least as new as the entry: a change is never reported with an older summary, after
+ * which a cursor would have moved past it.
+ */
+async function projectedPosition(readStore: ReadStore): Promise<number> {
+  const [changes, projects] = await Promise.all([
+    readStore.getCheckpoint(checkpointNameOf(changeFeedProjection)),
+    readStore.getCheckpoint(checkpointNameOf(projectsProjection)),
+  ]);
+  if (changes === null || projects === null) return 0;
+  return Number(changes < projects ? changes : projects);
+}
+
+/** Entries read per query while a cursor page is cut. */
+const SCAN_CHUNK = 500;
+/**
+ * Entries one cursor page reads at most, which bounds a request's work when few of the changes are this
+ * client's to see; a page cut there may hold fewer items than per_page, even none, and says has_more.
+ */
+const MAX_SCANNED_ENTRIES = 10_000;
+
+interface CursorCut {
+  /** The entries the page covers, in log order: all of (after, last]. */
+  entries: ProjectChangeDoc[];
+  projects: Map<number, ProjectDoc>;
+  /** The position of the last entry covered; `after` itself when none was. */
+  last: number;
+  hasMore: boolean;
+}
+
+/**
+ * The longest run of entries after `after` (up to `until`) that reports at most `perPage` projects. A project
+ * becomes reported by the first entry of the run that makes reportedChange report it, and stays so as the run
+ * grows, so the run ends right before the entry that would report one project too many.
+ */
+async function cutCursorPage(
+  readStore: ReadStore,
+  scope: CatalogueScope,
+  after: number,
+  until: number,
+  perPage: number,
+): Promise<CursorCut> {
+  const entries: ProjectChangeDoc[] = [];
+  const projects = new Map<number, ProjectDoc>();
+  const looked = new Set<number>();
+  const reported = new Set<number>();
+  let last = after;
+  while (entries.length < MAX_SCANNED_ENTRIES) {
+    const limit = Math.min(SCAN_CHUNK, MAX_SCANNED_ENTRIES - entries.length);
+    const { items } = await readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
+      filter: { position: { $gt: last, $lte: until } },
+      sort: [
+        ['position', 1],
+        ['_id', 1],
+      ],
+      limit,
+    });
+    const unseen = [...new Set(items.map((entry) => entry.project_id))].filter((id) => !looked.has(id));
+    for (const id of unseen) looked.add(id);
+    for (const project of await readStore.getMany<ProjectDoc>(PROJECTS, unseen)) projects.set(project.id, project);
+    for (const entry of items) {
+      const id = entry.project_id;
+      if (!reported.has(id) && (visibleNow(projects.get(id), scope) || withdrewFromView(entry, scope))) {
+        if (reported.size === perPage) return { entries, projects, last, hasMore: true };
+        reported.add(id);
+      }
+      entries.push(entry);
+      last = entry.position;
+    }
+    if (items.length < limit) return { entries, projects, last, hasMore: false };
+  }
+  return { entries, projects, last, hasMore: true };
+}
+
+async function representChanges(readStore: ReadStore, reported: readonly ReportedChange[], baseUrl: string) {
+  const references = await projectReferences(
+    readStore,
+    reported.flatMap((entry) => (entry.project ? [entry.project] : [])),
+  );
+  return reported.map((entry) => ({
+    project_id: entry.projectId,
+    changed_at: entry.changedAt,
+    changes: changeKinds.filter((kind) => entry.kinds.has(kind)),
+    removed: entry.project === null,
+    project: entry.project && projectSummary(entry.project, references, baseUrl),
+  }));
+}
+
+async function cursorPage(
+  readStore: ReadStore,
+  scope: CatalogueScope,
+  after: number,
+  perPage: number,
+  baseUrl: string,
+): Promise<QueryResult> {
+  const cut = await cutCursorPage(readStore, scope, after, await projectedPosition(readStore), perPage);
+  const reported = changedProjects(cut.entries).flatMap(
+    (changed) => reportedChange(changed, cut.projects.get(changed.projectId), scope) ?? [],
+  );
+  return {
+    data: await representChanges(readStore, reported, baseUrl),
+    meta: { cursor: encodeChangesCursor(cut.last), has_more: cut.hasMore },
+  };
+}
+
+/**
+ * An updated_since page, as the spec has it, with the cursor to read on from: the last entry up to the
+ * projected position when the page was read. Every change after it is reported by reading on with it.
+ */
+async function updatedSincePage(
+  readStore: ReadStore,
+  scope: CatalogueScope,
+  since: string,
+  page: number,
+  perPage: number,
+  baseUrl: string,
+): Promise<QueryResult> {
+  const projected = await projectedPosition(readStore);
+  const [{ items: changes }, { items: resumeAfter }] = await Promise.all([
+    readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, { filter: { changed_at: { $gt: since } }, sort: [['position', 1]] }),
+    readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
+      filter: { position: { $lte: projected } },
+      sort: [
+        ['position', -1],
+        ['_id', -1],
+      ],
+      limit: 1,
+    }),
+  ]);
+  const changed = changedProjects(changes);
+  const projects = new Map(
+    (
+      await readStore.getMany<ProjectDoc>(
+        PROJECTS,
+        changed.map((entry) => entry.projectId),
+      )
+    ).map((project) => [project.id, project]),
+  );
+  const reported = changed.flatMap((entry) => reportedChange(entry, projects.get(entry.projectId), scope) ?? []);
+  return {
+    data: await representChanges(readStore, reported.slice((page - 1) * perPage, page * perPage), baseUrl),
+    meta: { pagination: pagination(page, perPage, reported.length), cursor: encodeChangesCursor(resumeAfter[0]?.position ?? 0) },
+  };
+}
+
+export const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = {
+  path: '/projects/changes',
+  operationId: 'listProjectChanges',
+  summary: 'Projects changed after a moment or a cursor (change feed)',
+  description: [
+    'Projects whose own fields, payment plans, gallery, floor plans, amenities or FAQs changed (image-only changes are not reported), ' +
+      'read in one of two ways.',
+    "**With `cursor` (lossless sync).** Start with `cursor=start` and send back each page's `meta.cursor` as it came. Each page reports " +
+      'the changes after its cursor in log (commit) order, at most `per_page` projects, each once, with what changed and the project as it ' +
+      'is now. `meta.has_more` says whether more changes are there now; when false, read again later with the same cursor. Guarantee: ' +
+      "reading with cursors never misses and never repeats a change, whatever the editors' clocks say: every change is reported by " +
+      'exactly one page, a page reports only changes whose project data is already served, and a reader that applies the pages in order ' +
+      '(replace the project, or drop it when removed) ends with exactly the projects this client sees. A project changed again later is ' +
+      'reported again on a later page. A page may hold fewer than per_page projects, even none, while has_more is true (it skipped changes ' +
+      'this client may not see). Cursors stay valid across restarts of the service and rebuilds of its read models.',
+    '**With `updated_since`.** Projects changed after that moment, paginated with `page`. A project changed only through its related ' +
+      "collections keeps its own older updated_at, so read every page for one updated_since. Order: by each project's first change " +
+      'after updated_since, in log order, which stays stable while edits arrive. The moment is compared with the wall-clock times of ' +
+      'the edits, so an edit committed while pages are read can be missed when its time is earlier than one already seen: use `cursor` ' +
+      'to sync. `meta.cursor` is where the feed stood when the page was read; to move to cursors, keep that of the first page of an ' +
+      'updated_since read and read on with it.',
+    'Either way, only what this client could have seen is reported: a project visible to it now (published, and within its catalogue ' +
+      'restriction and evaluation sample) comes with its summary; a project no longer visible to it comes with removed=true and ' +
+      'project=null only when a reported change unpublished, deleted or moved it to another community while published in a community ' +
+      "where this client would see it (judged by the client's restriction and sample now); its changed_at and changes then stop at that " +
+      'removal. A project never published, or never published where this client would see it, never appears.',
+  ].join('\n\n'),
+  tag: 'Projects',
+  scopes: ['projects:sync'],
+  entitlements: [],
+  params: z.object({}).strict(),
+  query: changesQuery,
+  response: z.array(projectChangeSchema),
+  meta: z.object({
+    pagination: paginationSchema.optional().meta({ description: 'With updated_since only.' }),
+    cursor: z.string().meta({ description: 'Opaque: send it back as `cursor` to read the changes after the ones this page covers.' }),
+    has_more: z
+      .boolean()
+      .optional()
+      .meta({ description: 'With cursor only: true when more changes are there now (read on at once), false when caught up.' }),
+  }),
+  errors: [],
+  async handle({ query, baseUrl, access }, { readStore }) {
+    const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+    const scope = await catalogueScopeOf(readStore, access);
+    if (query.cursor !== undefined) return cursorPage(readStore, scope, query.cursor, perPage, baseUrl);
+    // The query schema lets no request through with neither.
+    return updatedSincePage(readStore, scope, query.updated_since!, query.page ?? 1, perPage, baseUrl);
+  },
+};

@@ -1,0 +1,35 @@
+import type { NextFunction, Request, Response } from 'express';
+import { routeTemplateOf } from '../http/routeTemplate.js';
+import type { ServiceMetrics } from './serviceMetrics.js';
+
+/** Methods named as they are; anything else Node's parser accepts (PROPFIND, ...) shares one label. */
+const METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+
+/**
+ * Requests in flight, and each answered request's duration by method, route template (src/http/
+ * routeTemplate.ts: never the path as sent, so no id or slug becomes a label) and status class. One listener
+ * per request: `close` follows `finish` on an answered request and also comes for one its client abandoned,
+ * which leaves the in-flight count but is not timed (it has no status of its own).
+ */
+export function httpMetrics(metrics: ServiceMetrics) {
+  const inFlight = metrics.httpRequestsInFlight;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    inFlight.inc();
+    res.once('close', () => {
+      inFlight.dec();
+      if (!res.writableFinished) return;
+      metrics.httpRequestDuration.observe(
+        {
+          method: METHOD_LABELS.has(req.method) ? req.method : 'OTHER',
+          route: routeTemplateOf(req),
+          status_class: STATUS_CLASSES[Math.floor(res.statusCode / 100) - 1] ?? 'other',
+        },
+        (performance.now() - started) / 1000,
+      );
+    });
+    next();
+  };
+}

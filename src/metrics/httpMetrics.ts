@@ -14,21 +14,21 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
  * which leaves the in-flight count but is not timed (it has no status of its own).
  */
 export function httpMetrics(metrics: ServiceMetrics) {
-  const inFlight = metrics.httpRequestsInFlight;
+  const inFlight = metrics.httpInFlight;
+  const duration = metrics.httpRequestDuration;
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
-    inFlight.inc();
-    res.once('close', () => {
-      inFlight.dec();
+    inFlight.count += 1;
+    res.on('close', () => {
+      inFlight.count -= 1;
       if (!res.writableFinished) return;
-      metrics.httpRequestDuration.observe(
-        {
-          method: METHOD_LABELS.has(req.method) ? req.method : 'OTHER',
-          route: routeTemplateOf(req),
-          status_class: STATUS_CLASSES[Math.floor(res.statusCode / 100) - 1] ?? 'other',
-        },
-        (performance.now() - started) / 1000,
-      );
+      duration
+        .series(
+          METHOD_LABELS.has(req.method) ? req.method : 'OTHER',
+          routeTemplateOf(req),
+          STATUS_CLASSES[Math.floor(res.statusCode / 100) - 1] ?? 'other',
+        )
+        .observe((performance.now() - started) / 1000);
     });
     next();
   };

@@ -42,7 +42,8 @@ export function instrumentReadStore(
   metrics: ServiceMetrics,
   projectionOf: (checkpoint: string) => string | undefined,
 ): ReadStore {
-  const durations = Object.fromEntries(READ_STORE_OPERATIONS.map((operation) => [operation, metrics.readStoreDuration.labels(operation)]));
+  // Series and label children made once: a read pays a bucket search, not a label lookup.
+  const durations = Object.fromEntries(READ_STORE_OPERATIONS.map((operation) => [operation, metrics.readStoreDuration.series(operation)]));
   const errors = Object.fromEntries(READ_STORE_OPERATIONS.map((operation) => [operation, metrics.readStoreErrors.labels(operation)]));
   const timed = <T>(operation: ReadStoreOperation, started: number, pending: Promise<T>): Promise<T> =>
     pending.then(

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobCounts, JobQueue } from '../jobQueue/jobQueue.js';
+import { BucketHistogram } from './bucketHistogram.js';
 import type { LagSnapshot } from './projectionLag.js';
 
 /** Every metric of ours starts with this, so a dashboard finds them apart from the process's default ones. */
@@ -50,19 +51,16 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly sources: Sources = { projectionLag: null, queues: new Map() };
 
-  readonly httpRequestDuration = new Histogram({
+  readonly httpRequestDuration = new BucketHistogram({
     name: `${PREFIX}http_request_duration_seconds`,
     help: "Time from a request's arrival to the end of its response, by the express route template that served it ('unmatched' when none did) and status class.",
     labelNames: ['method', 'route', 'status_class'] as const,
     buckets: HTTP_BUCKETS,
-    registers: [this.registry],
+    registry: this.registry,
   });
 
-  readonly httpRequestsInFlight = new Gauge({
-    name: `${PREFIX}http_requests_in_flight`,
-    help: 'Requests received and not yet answered (or abandoned by their client).',
-    registers: [this.registry],
-  });
+  /** Requests received and not yet answered: a plain count on the request path, read into its gauge when scraped. */
+  readonly httpInFlight = { count: 0 };
 
   readonly limiterDecisions = new Counter({
     name: `${PREFIX}limiter_decisions_total`,
@@ -93,12 +91,12 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  readonly readStoreDuration = new Histogram({
+  readonly readStoreDuration = new BucketHistogram({
     name: `${PREFIX}read_store_operation_duration_seconds`,
     help: 'Read store calls by operation (find, get, get_many, find_one, write, get_checkpoint), failed ones included.',
     labelNames: ['operation'] as const,
     buckets: STORE_BUCKETS,
-    registers: [this.registry],
+    registry: this.registry,
   });
 
   readonly readStoreErrors = new Counter({
@@ -165,6 +163,15 @@ export class ServiceMetrics {
   });
 
   constructor() {
+    const inFlight = this.httpInFlight;
+    new Gauge({
+      name: `${PREFIX}http_requests_in_flight`,
+      help: 'Requests received and not yet answered (or abandoned by their client).',
+      registers: [this.registry],
+      collect() {
+        this.set(inFlight.count);
+      },
+    });
     this.lagGauge('event_log_head_position', 'Position of the last event in the global log (0 when empty).', [], (snapshot, set) =>
       set({}, Number(snapshot.head ?? 0n)),
     );

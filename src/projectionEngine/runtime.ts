@@ -28,6 +28,11 @@ export interface ProjectorOptions {
    * token. Without it, every projection is projected at once, unguarded (tests, tools, a single process).
    */
   lease?: LeaseSettings;
+  /**
+   * Told after each batch a projection committed (its checkpoint written), with the checkpoint's name and
+   * position: how processes that do not run this projector learn of its progress (src/projectionEngine/checkpointNotices.ts).
+   */
+  onCommitted?: (checkpointName: string, position: bigint) => void;
 }
 
 const DEFAULT_BATCH_SIZE = 500;
@@ -75,7 +80,7 @@ class ProjectionRunner {
       retryMaxMs: number;
     },
     private readonly logger: Logger,
-    private readonly onCommitted: () => void,
+    private readonly onCommitted: (position: bigint) => void,
     private readonly fencing: RunnerFencing | null = null,
   ) {
     this.handled = new Set(projection.handles);
@@ -145,7 +150,7 @@ class ProjectionRunner {
     ]);
     this.committed = last.position;
     this.consecutiveFailures = 0;
-    this.onCommitted();
+    this.onCommitted(last.position);
   }
 
   private subscriptionEnded(error: unknown): void {
@@ -282,8 +287,12 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     retryInitialMs: options.retry?.initialMs ?? DEFAULT_RETRY_INITIAL_MS,
     retryMaxMs: options.retry?.maxMs ?? DEFAULT_RETRY_MAX_MS,
   };
+  const committed = (slot: ProjectionSlot, position: bigint) => {
+    settleWaiters();
+    options.onCommitted?.(slot.checkpointName, position);
+  };
   const newRunner = (slot: ProjectionSlot, fencing: RunnerFencing | null) =>
-    new ProjectionRunner(slot.projection, runnerSettings, slot.logger, settleWaiters, fencing);
+    new ProjectionRunner(slot.projection, runnerSettings, slot.logger, (position) => committed(slot, position), fencing);
 
   // Before anything is projected live (and, in a process that also serves the API, before it listens), read
   // models of an earlier projection version are rebuilt blue/green from the log; a failure stops the start.

@@ -15,6 +15,7 @@ import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
 import { usageRoutes } from './adminRoutes/usageRoutes.js';
 import { adminWebhookRoutes } from './adminRoutes/webhookRoutes.js';
 import { ADMIN_ACTOR } from './adminAuth.js';
+import { LOG_POSITION_HEADER, recordAppends } from './consistency.js';
 import { hasBody, jsonBody } from './jsonBody.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { sendData } from './responses.js';
@@ -105,12 +106,19 @@ export function createAdminRouter(routes: readonly AdminRoute[], deps: AdminRout
   for (const route of routes) {
     router[route.method](route.path, requestBody(route, uploads), async (req, res) => {
       const input = parseInput(route, req);
-      const result = await route.handle({ ...input, actor: ADMIN_ACTOR }, routeDeps);
+      // A write answers the log position of its last event (src/http/consistency.ts).
+      const appends = route.method === 'get' ? null : recordAppends(routeDeps.eventStore);
+      const result = await route.handle(
+        { ...input, actor: ADMIN_ACTOR },
+        appends ? { ...routeDeps, eventStore: appends.eventStore } : routeDeps,
+      );
+      const position = appends ? await appends.position() : undefined;
+      if (position !== undefined) res.setHeader(LOG_POSITION_HEADER, position);
       const etag = entityTag(route, result);
       sendData(res, result.data, {
         status: route.successStatus,
         ...(etag === undefined ? {} : { etag }),
-        ...(result.meta ? { meta: result.meta } : {}),
+        ...(result.meta || position !== undefined ? { meta: { ...result.meta, ...(position === undefined ? {} : { position }) } } : {}),
       });
     });
   }

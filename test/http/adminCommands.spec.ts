@@ -24,7 +24,11 @@ describe('admin commands over HTTP', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toBe('"0"');
     expect(created.body.data).toMatchObject({ name: 'Dubai', slug: 'dubai-roundtrip', country_code: 'AE', revision: 0, published: false });
-    expect(created.body.meta).toEqual({ request_id: created.headers.get('x-request-id'), generated_at: expect.any(String) });
+    expect(created.body.meta).toEqual({
+      request_id: created.headers.get('x-request-id'),
+      generated_at: expect.any(String),
+      position: created.headers.get('x-log-position'),
+    });
     const { id } = created.body.data;
 
     const read = await admin(`/states/${id}`);

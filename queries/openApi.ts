@@ -3,6 +3,7 @@ import { ACCESS_REFUSALS, type AccessRefusalCode } from '../src/access/accessRef
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { stringify } from 'yaml';
 import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
+import { acceptingConsistentAfter, getsAcceptingConsistentAfter } from '../src/http/consistencyOpenApi.js';
 import { JSON_BODY_LIMIT_BYTES } from '../src/http/jsonBody.js';
 import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute } from '../src/http/webhookApi.js';
 import { documentFilesPaths } from './documentFiles.js';
@@ -489,6 +490,7 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Conditional requests: every successful GET carries a strong ETag over its payload; If-None-Match (strong or weak validators, lists, \`*\`; weak comparison per RFC 9110) answers 304 with an empty body.
 - Image addresses (\`/media/{media_id}/{key}{suffix}\`, and \`/media/c/{account_token}/...\` for accounts given a token) need no key and count toward no limit. The key is the picture's SHA-256, so an exact address never changes (\`Cache-Control: public, max-age=31536000, immutable\`); a replaced picture gets a new key, and its earlier addresses answer 307 to the current one with \`Cache-Control: public, max-age=300\`.
 - Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire: an altered link (path, expiry, signature, parameters) answers 403 LINK_INVALID, a genuine one past its expiry 403 LINK_EXPIRED (ask the API again for a new link; a link cannot be extended), and a file that cannot be located 404 DOCUMENT_UNAVAILABLE (VIDEO_NOT_AVAILABLE for a video).
+- Read your own writes: every keyed GET takes \`X-Consistent-After: <position>\`, the X-Log-Position (\`meta.position\`) an admin write answered (a log position: decimal digits). The answer then waits until every read model has applied the log up to it, at most CONSISTENCY_WAIT_MS (2 s by default), so it shows that write; past that 503 PROJECTION_BEHIND with Retry-After, nothing read and no quota spent. A malformed position, or one past the end of the log, is 422 VALIDATION_FAILED naming \`header.X-Consistent-After\`.
 - Within v1 fields and endpoints may be added; clients must ignore unknown JSON fields.`;
 
 /** The OpenAPI 3.1 document of /v1, generated from the same route table and zod schemas the router uses. */
@@ -524,10 +526,14 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
       },
     },
   };
-  for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = operationOf(route);
-  for (const route of webhookRoutes) (paths[toOpenApiPath(route.path)] ??= {})[route.method] = webhookOperationOf(route);
+  for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = acceptingConsistentAfter(operationOf(route));
+  for (const route of webhookRoutes) {
+    const operation = webhookOperationOf(route);
+    (paths[toOpenApiPath(route.path)] ??= {})[route.method] = route.method === 'get' ? acceptingConsistentAfter(operation) : operation;
+  }
   (paths[toOpenApiPath(PROJECT_PDF_PATH)] ??= {}).post = projectPdfOperation();
-  Object.assign(paths, webhookDeliveryPaths, mediaFilesPaths, documentFilesPaths);
+  // Image addresses and document links are answered before authentication, where X-Consistent-After is not read.
+  Object.assign(paths, getsAcceptingConsistentAfter(webhookDeliveryPaths), mediaFilesPaths, documentFilesPaths);
   return createDocument({
     openapi: '3.1.0',
     info: { title: 'Commercial Property Catalogue API', version: '1.0.0', description: DESCRIPTION },

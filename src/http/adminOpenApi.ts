@@ -6,6 +6,8 @@ import type { AdminRoute } from './adminRoute.js';
 import { JSON_BODY_LIMIT_BYTES } from './jsonBody.js';
 import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from './openApiCommon.js';
 import { IF_MATCH_PROBLEM } from './validation.js';
+import { LOG_POSITION_HEADER } from './consistency.js';
+import { acceptingConsistentAfter, logPositionHeader, logPositionMeta } from './consistencyOpenApi.js';
 
 const etagHeader = z
   .string()
@@ -48,7 +50,7 @@ const ERROR_RESPONSES = {
     'ValidationFailed',
     'The request is not valid.',
     ['VALIDATION_FAILED'],
-    'VALIDATION_FAILED: `details.fields` maps every offending input (`body.<path>`, `params.<name>`, `query.<name>`, `header.if-match`) to its problem: ' +
+    'VALIDATION_FAILED: `details.fields` maps every offending input (`body.<path>`, `params.<name>`, `query.<name>`, `header.if-match`, `header.X-Consistent-After`) to its problem: ' +
       'schema violations, unknown body fields, referenced ids that do not exist, malformed JSON (under `body`).',
   ),
   payloadTooLarge: errorResponse(
@@ -166,9 +168,18 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
     responses: {
       [String(route.successStatus)]: {
         description: route.successStatus === 201 ? 'Created.' : 'OK.',
-        headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader }),
+        headers: z.object({
+          'X-Request-Id': requestIdHeader,
+          ETag: etagHeader,
+          ...(route.method === 'get' ? {} : { [LOG_POSITION_HEADER]: logPositionHeader }),
+        }),
         content: {
-          'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend(route.meta.shape) : meta }) },
+          'application/json': {
+            schema: z.object({
+              data: route.response,
+              meta: (route.meta ? meta.extend(route.meta.shape) : meta).extend(route.method === 'get' ? {} : { position: logPositionMeta }),
+            }),
+          },
         },
       },
       '401': ERROR_RESPONSES.unauthenticated,
@@ -195,6 +206,7 @@ const DESCRIPTION = `Editor-facing commands, lists and reads of the property cat
 - Files: an operation that records a picture, a PDF or a video (gallery, floor plans, floor plates, developer logo, community banner, agent portrait, master plan document, brochure, video and its thumbnail) also takes the file itself, as the raw body (\`Content-Type: image/jpeg|png|webp\`, \`application/pdf\`, \`video/mp4|webm|quicktime\`; \`?file_name=\` or Content-Disposition names it) or as multipart/form-data (a \`file\` part, or parts named by their field, plus the other fields as form fields). The bytes are streamed to a staging file, limited per kind (413), sniffed (a declared type the field does not take is 415; bytes that are not the declared type 422 FILE_CONTENT_MISMATCH; a picture that does not decode 422 FILE_CORRUPT), and stored under their SHA-256 before the command runs; the field then holds the stored-file ref (key = SHA-256, size, and a picture's width and height as displayed, all read from the file). A ref sent as JSON must name a stored file with the same facts (422 otherwise), unless the resource already records that very ref.
 - Agent profiles (the agent page of a client's brochures): draft → submitted → approved or rejected; only approved ones are listed to the client (\`GET /v1/agent-profiles\`). An edit that changes an approved profile (a field or the portrait) sends it back to submitted, out of that list until approved again, so what a brochure prints has always been reviewed.
 - Currency rates (brochure prices in another currency, \`POST /v1/projects/{project}/pdf\` \`currency\`): \`per_aed\` is how many units one AED buys. AED is the base (1); USD and SAR stand at their dollar pegs until an editor sets a rate (removing it restores the peg); EUR, GBP and INR have a rate only once set. A brochure's fingerprint holds the rate, so a new rate makes new brochures.
+- Read your own writes: every write answers the log position of its last event as \`meta.position\` and the header X-Log-Position (a write that changed nothing: the head of the log). Send it as \`X-Consistent-After\` on any GET here or on /v1 and the answer waits until every read model has applied the log up to it (at most CONSISTENCY_WAIT_MS, 2 s by default; then 503 PROJECTION_BEHIND with Retry-After), so a list read right after a write shows it, with no polling or sleeping.
 - A path asked with a method it does not serve answers 405 METHOD_NOT_ALLOWED with Allow; unknown paths 404 NOT_FOUND.`;
 
 /** The OpenAPI 3.1 document of the admin API, generated from the same route table and schemas the router uses. */
@@ -202,7 +214,7 @@ export function createAdminOpenApiDocument(routes: readonly AdminRoute[]) {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     const pathItem = (paths[toOpenApiPath(route.path)] ??= {});
-    pathItem[route.method] = operationOf(route);
+    pathItem[route.method] = route.method === 'get' ? acceptingConsistentAfter(operationOf(route)) : operationOf(route);
   }
   return createDocument({
     openapi: '3.1.0',

@@ -93,7 +93,7 @@ describe('GET /admin/openapi.yaml', () => {
     );
     expect(revise.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
     expect(Object.keys(revise.responses).sort()).toEqual(['200', '401', '404', '409', '413', '415', '422']);
-    expect(Object.keys(revise.responses['200'].headers).sort()).toEqual(['ETag', 'X-Request-Id']);
+    expect(Object.keys(revise.responses['200'].headers).sort()).toEqual(['ETag', 'X-Log-Position', 'X-Request-Id']);
     expect(revise.responses['200'].content['application/json'].schema.required).toEqual(['data', 'meta']);
     const errorCodes = (status: string) => {
       const response = resolve(document, revise.responses[status]);

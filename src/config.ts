@@ -58,6 +58,8 @@ export interface Config {
   metrics: MetricsConfig;
   /** How far the read models may trail the event log before `GET /readyz` answers 503 (READY_MAX_LAG_*). */
   readiness: { maxLagEvents: number; maxLagSeconds: number };
+  /** How long a GET with `X-Consistent-After` waits for the read models to reach that position before 503 PROJECTION_BEHIND. */
+  consistencyWaitMs: number;
   /** `distributed` as soon as an external event store or read store is configured. */
   mode: 'embedded' | 'distributed';
 }
@@ -246,6 +248,7 @@ const environmentSchema = z.object({
   METRICS_PORT: optional(integer(0, 65_535)),
   READY_MAX_LAG_EVENTS: withDefault(integer(1, 1_000_000), '1000'),
   READY_MAX_LAG_SECONDS: withDefault(integer(1, 86_400), '60'),
+  CONSISTENCY_WAIT_MS: withDefault(integer(0, 60_000), '2000'),
 });
 
 const KNOWN_VARIABLES = Object.keys(environmentSchema.shape);
@@ -349,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectorLeaseTtlMs: vars.PROJECTOR_LEASE_TTL_MS,
     metrics: { enabled: vars.METRICS === 'on', ...(vars.METRICS_PORT === undefined ? {} : { port: vars.METRICS_PORT }) },
     readiness: { maxLagEvents: vars.READY_MAX_LAG_EVENTS, maxLagSeconds: vars.READY_MAX_LAG_SECONDS },
+    consistencyWaitMs: vars.CONSISTENCY_WAIT_MS,
     mode: vars.EVENTSTORE_URL !== undefined || vars.MONGODB_URL !== undefined ? 'distributed' : 'embedded',
   };
 }

@@ -36,6 +36,8 @@ import { createSqliteJobQueue } from './jobQueue/sqliteJobQueue.js';
 import { checkpointNameOf } from './projectionEngine/projection.js';
 import type { ProjectorLease } from './projectionEngine/projectorLease.js';
 import { createRedisProjectorLease } from './projectionEngine/redisProjectorLease.js';
+import { createRedisCheckpointNotices } from './projectionEngine/checkpointNotices.js';
+import { projectorProgress, storedCheckpointProgress } from './projectionEngine/readModelProgress.js';
 import { createSqliteProjectorLease, PROJECTOR_LEASES_FILE_NAME } from './projectionEngine/sqliteProjectorLease.js';
 import { startOperations } from './metrics/operations.js';
 import { createReadStore } from './readStore/createReadStore.js';
@@ -200,9 +202,19 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const leases = roles.has('projector') || roles.has('worker') ? openProjectorLease(config, options.stores !== undefined, logger) : null;
     if (leases) cleanups.push(() => leases.close());
 
+    // Word of each committed batch, from projector processes to API processes without one (X-Consistent-After).
+    const checkpointNotices =
+      config.redisUrl && (roles.has('projector') || roles.has('api'))
+        ? createRedisCheckpointNotices(config.redisUrl, { channel: `${config.jobQueue.prefix}:projections:checkpoints` })
+        : null;
+    if (checkpointNotices) cleanups.push(() => checkpointNotices.close());
+
     let projector: Projector | null = null;
     if (roles.has('projector')) {
       projector = await startProjector({
+        ...(checkpointNotices
+          ? { onCommitted: (checkpoint: string, position: bigint) => checkpointNotices.announce(checkpoint, position) }
+          : {}),
         lease: { store: leases! },
         eventStore: stores.eventStore,
         // Through the failure recorder: each projection's last failure reaches /admin/v1/status.
@@ -298,6 +310,16 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         ...(config.mediaPregenerate ? { pregenerate: (key: string) => imageDerivatives.pregenerate(key) } : {}),
         logger,
       });
+      // Beside the projector, its own word; elsewhere the checkpoints it stores.
+      const readModelProgress = projector
+        ? projectorProgress(projector)
+        : storedCheckpointProgress({
+            readStore: stores.readStore,
+            checkpointNames: allProjections.map(checkpointNameOf),
+            notices: checkpointNotices,
+            logger,
+          });
+      cleanups.push(() => readModelProgress.close());
       const app = createApp({
         ...stores,
         storedFiles,
@@ -314,6 +336,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         evaluationRequestLimit: config.evaluationRequestLimit,
         webhookDeliveries: { queue: webhookQueue! },
         operations,
+        consistency: { progress: readModelProgress, waitMs: config.consistencyWaitMs },
         webhooks: {
           limits,
           secrets: webhookSecrets!,

@@ -13,6 +13,7 @@ import { adminAuth } from './adminAuth.js';
 import { apiAuth, type RequestCheck } from './apiAuth.js';
 import { adminOpenApiYaml } from './adminOpenApi.js';
 import { adminRoutes, createAdminRouter } from './adminRouter.js';
+import { consistentReads, type ConsistentReadsDeps } from './consistency.js';
 import { errorMiddleware } from './errorMiddleware.js';
 import { networkControls } from './networkControls.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
@@ -83,6 +84,8 @@ export interface AppDeps {
   webhookDeliveries: Pick<WebhookDeliveryApiDeps, 'queue'>;
   /** /livez, /readyz, /metrics (null with METRICS=off) and /admin/v1/status (src/metrics/operations.ts). */
   operations: { readiness: Readiness; metrics: ServiceMetrics | null; status: StatusSource };
+  /** X-Consistent-After on GETs: how far the read models are, and how long a request may wait for them (src/http/consistency.ts). */
+  consistency: Omit<ConsistentReadsDeps, 'eventStore'>;
 }
 
 /** A static document served with a strong ETag of its content, computed on first use. */
@@ -120,6 +123,7 @@ function apiRouter(deps: AppDeps): Router {
   router.get('/openapi.yaml', staticDocument('application/yaml', deps.publicApi.openApiYaml));
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(apiAuth(deps.readStore, requestChecks(deps), deps.clock));
+  router.use(consistentReads({ ...deps.consistency, eventStore: deps.eventStore }));
   router.use(createWebhookApiRouter({ ...deps.webhooks, eventStore: deps.eventStore, readStore: deps.readStore, clock: deps.clock }));
   router.use(
     createWebhookDeliveryApiRouter({
@@ -151,6 +155,7 @@ function adminRouter(deps: AppDeps): Router {
   rejectOtherMethods(router, [{ method: 'get', path: '/openapi.yaml' }]);
   router.use(
     '/v1',
+    consistentReads({ ...deps.consistency, eventStore: deps.eventStore }),
     createAdminRouter(routes, {
       eventStore: deps.eventStore,
       readStore: deps.readStore,

@@ -56,6 +56,7 @@ describe('loadConfig', () => {
       projectorLeaseTtlMs: 10_000,
       metrics: { enabled: true },
       readiness: { maxLagEvents: 1000, maxLagSeconds: 60 },
+      consistencyWaitMs: 2000,
       mode: 'embedded',
     });
   });
@@ -63,6 +64,13 @@ describe('loadConfig', () => {
   it('when PROJECTOR_LEASE_TTL_MS is set, then it is parsed; below 1000 ms it is refused, naming the variable', () => {
     expect(loadConfig({ PROJECTOR_LEASE_TTL_MS: '30000' }).projectorLeaseTtlMs).toBe(30_000);
     expect(problemsOf({ PROJECTOR_LEASE_TTL_MS: '999' })).toEqual({ PROJECTOR_LEASE_TTL_MS: 'must be at least 1000' });
+  });
+
+  it('when CONSISTENCY_WAIT_MS is set, then it is parsed; 0 is allowed, above 60000 or not a number it is refused, naming the variable', () => {
+    expect(loadConfig({ CONSISTENCY_WAIT_MS: '500' }).consistencyWaitMs).toBe(500);
+    expect(loadConfig({ CONSISTENCY_WAIT_MS: '0' }).consistencyWaitMs).toBe(0);
+    expect(problemsOf({ CONSISTENCY_WAIT_MS: '60001' })).toEqual({ CONSISTENCY_WAIT_MS: 'must be at most 60000' });
+    expect(Object.keys(problemsOf({ CONSISTENCY_WAIT_MS: '2s' }))).toEqual(['CONSISTENCY_WAIT_MS']);
   });
 
   it('when upload limits and MEDIA_PREGENERATE are set, then they are parsed; a bad value names its variable', () => {

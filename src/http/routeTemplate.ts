@@ -16,8 +16,7 @@ interface Matched {
   baseUrl: string;
 }
 
-const localsOf = (req: Request): Record<string, unknown> | undefined =>
-  (req.res?.locals as Record<string, unknown> | undefined) ?? undefined;
+const localsOf = (req: Request) => req.res?.locals as Record<string, unknown> | undefined;
 
 /**
  * Keeps, with each request of `app`, the mount path its route was matched under. Express sets `req.route`

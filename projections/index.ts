@@ -7,6 +7,7 @@ import { changeFeedProjection } from './changeFeed.js';
 import { communitiesProjection } from './communities.js';
 import { currencyRatesProjection } from './currencyRates.js';
 import { developersProjection } from './developers.js';
+import { editorsProjection } from './editors.js';
 import { mediaAddressesProjection } from './mediaAddresses.js';
 import type { Projection } from '../src/projectionEngine/projection.js';
 import { projectResourcesProjection } from './projectResources.js';
@@ -31,6 +32,7 @@ export const allProjections: readonly Projection[] = [
   currencyRatesProjection,
   adminCatalogueProjection,
   adminAccessProjection,
+  editorsProjection,
 ];
 
 export const projectionNames: readonly string[] = allProjections.map((projection) => projection.name);

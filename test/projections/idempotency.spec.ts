@@ -4,6 +4,7 @@ import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { agentProfileHistory } from '../support/agentProfileEvents.js';
 import { catalogueHistory } from '../support/catalogueEvents.js';
 import { currencyRateHistory } from '../support/currencyRateEvents.js';
+import { editorHistory } from '../support/editorEvents.js';
 import { planChangeHistory } from '../support/planChangeEvents.js';
 import { projectInBatches, readModelOf, recorded } from '../support/projectionHarness.js';
 import { webhookHistory } from '../support/webhookEvents.js';
@@ -14,6 +15,7 @@ const history = await recorded([
   ...webhookHistory(),
   ...currencyRateHistory(),
   ...planChangeHistory(),
+  ...editorHistory(),
 ]);
 
 describe.each(allProjections.map((projection) => [projection.name, projection] as const))('projection %s', (_name, projection) => {

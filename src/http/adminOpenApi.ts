@@ -3,6 +3,7 @@ import { createDocument, type ZodOpenApiContentObject, type ZodOpenApiOperationO
 import { stringify } from 'yaml';
 import { ACCEPTED_TYPES, type UploadField } from '../uploads/uploadKinds.js';
 import type { AdminRoute } from './adminRoute.js';
+import { requiredRoleOf } from './adminRoutes/editorRoles.js';
 import { JSON_BODY_LIMIT_BYTES } from './jsonBody.js';
 import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from './openApiCommon.js';
 import { IF_MATCH_PROBLEM } from './validation.js';
@@ -32,10 +33,16 @@ const ifMatchParameter = z
 const ERROR_RESPONSES = {
   unauthenticated: errorResponse(
     'Unauthenticated',
-    'Missing, malformed or wrong admin token (one body for all three).',
+    'Missing, malformed or unknown token, or an editor token that is revoked, expired or of a deactivated account (one body for all).',
     ['UNAUTHENTICATED'],
     'Always UNAUTHENTICATED.',
     { 'WWW-Authenticate': z.string().meta({ description: 'Bearer' }) },
+  ),
+  insufficientRole: errorResponse(
+    'InsufficientRole',
+    "The caller's role does not include the one the operation needs; nothing was read or written.",
+    ['INSUFFICIENT_ROLE'],
+    "INSUFFICIENT_ROLE: `details.required_role` (the least role that may run the operation) and `details.role` (the caller's).",
   ),
   notFound: errorResponse('NotFound', 'No such resource.', ['NOT_FOUND'], 'NOT_FOUND.'),
   conflict: errorResponse(
@@ -151,6 +158,8 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
   return {
     operationId: route.operationId,
     summary: route.summary,
+    description: `Role: ${requiredRoleOf(route.operationId)} or one that includes it.`,
+    'x-required-role': requiredRoleOf(route.operationId),
     tags: [route.tag],
     requestParams: {
       path: route.params as z.ZodObject,
@@ -183,6 +192,7 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
         },
       },
       '401': ERROR_RESPONSES.unauthenticated,
+      '403': ERROR_RESPONSES.insufficientRole,
       ...(route.path.includes(':') ? { '404': ERROR_RESPONSES.notFound } : {}),
       ...(route.method === 'get' ? {} : { '409': ERROR_RESPONSES.conflict }),
       ...(route.uploads
@@ -197,7 +207,9 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
 
 const DESCRIPTION = `Editor-facing commands, lists and reads of the property catalogue and of who may use it.
 
-- Authentication: \`Authorization: Bearer <admin token>\` (ADMIN_TOKEN, or in embedded mode the generated DATA_DIR/admin-token file).
+- Authentication: \`Authorization: Bearer <token>\`: the bootstrap token (ADMIN_TOKEN, or in embedded mode the generated DATA_DIR/admin-token file), which is an \`admin\`, or a named editor account's token (\`edt_…\`, issued by \`POST /editors/{editorId}/tokens\`, shown once, stored only as its hash, revocable, optionally expiring). A revoked or expired token, or one of a deactivated account, is 401 like an unknown one; a revocation, deactivation or role change holds once the projector has applied it (send the write's position as X-Consistent-After to be sure).
+- Roles: \`editor\` (the catalogue: reads and edits), \`publisher\` (also publish, unpublish, delete and currency rates), \`operator\` (also plans, clients, keys, subscriptions, plan changes, usage, agent profiles, webhooks and the service status), \`admin\` (everything, editor accounts too). Each role includes the ones before it; an operation the caller's role does not include is 403 INSUFFICIENT_ROLE naming \`details.required_role\` and \`details.role\`, before anything is read or stored.
+- Audit: every event a write appends records its actor in its metadata: the actor id (\`editor:<id>\` or \`bootstrap\`), the account and token ids, the request id (X-Request-Id) and the client address.
 - Success body \`{ data, meta }\`; error body \`{ error: { code, message, details }, meta }\`; every response carries X-Request-Id.
 - All or nothing: a refused command writes nothing, not even an id allocation. Only one that loses a race to a concurrent command partway can leave a write behind: an id claimed but never used (a slug taken or the resource changed meanwhile; so ids can have gaps), or the first of the two streams a key rotation or a plan change taking effect writes to (the rotation's successor key is revoked again; repeating the plan change finishes it).
 - Concurrency: every record carries its \`revision\` (the revision of its event stream), in lists too, and a GET or write of it answers \`ETag: "<revision>"\`. Every write takes \`If-Match: "<revision>"\`: when someone else changed the record meanwhile it is refused with 409 CONFLICT (\`details.expected_revision\`, \`details.current_revision\`) and nothing is written, so two editors never overwrite each other silently. A write that makes a record for a client (API key, plan change request, agent profile) matches the client's revision, a delivery retry the webhook's; a create has nothing to match, so any revision it names is stale. \`If-Match: *\` or none = no precondition beyond the server's own read-then-write check.
@@ -223,7 +235,9 @@ export function createAdminOpenApiDocument(routes: readonly AdminRoute[]) {
     security: [{ adminToken: [] }],
     tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
     components: {
-      securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token.' } },
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer', description: "The bootstrap admin token, or an editor account's token." },
+      },
     },
     paths,
   });

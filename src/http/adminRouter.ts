@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
+import { appendingAs } from '../access/editorActor.js';
 import { ValidationFailed } from '../domain/errors.js';
 import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from './adminRoute.js';
@@ -9,15 +10,18 @@ import { accessRoutes } from './adminRoutes/accessRoutes.js';
 import { agentProfileRoutes } from './adminRoutes/agentProfileRoutes.js';
 import { catalogueListRoutes } from './adminRoutes/catalogueListRoutes.js';
 import { currencyRateRoutes } from './adminRoutes/currencyRateRoutes.js';
+import { requiredRoleOf } from './adminRoutes/editorRoles.js';
+import { editorRoutes } from './adminRoutes/editorRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
 import { usageRoutes } from './adminRoutes/usageRoutes.js';
 import { adminWebhookRoutes } from './adminRoutes/webhookRoutes.js';
-import { ADMIN_ACTOR } from './adminAuth.js';
+import { adminCallerOf, requireRole } from './adminAuth.js';
 import { LOG_POSITION_HEADER, recordAppends } from './consistency.js';
 import { hasBody, jsonBody } from './jsonBody.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
+import { requestContextOf } from './requestContext.js';
 import { sendData } from './responses.js';
 import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js';
 
@@ -33,6 +37,7 @@ export const adminRoutes: readonly AdminRoute[] = [
   ...currencyRateRoutes,
   ...usageRoutes,
   ...adminWebhookRoutes,
+  ...editorRoutes,
 ];
 
 /** Routes without a body schema accept no body, or an empty JSON object. */
@@ -64,6 +69,32 @@ function entityTag(route: AdminRoute, result: AdminRouteResult): string | undefi
   if (result.revision !== undefined) return `"${result.revision}"`;
   if (route.method !== 'get') return undefined;
   return `"${hash('sha1', JSON.stringify([result.data, result.meta ?? {}]), 'base64url')}"`;
+}
+
+/**
+ * Refuses a caller whose role does not include the one the operation needs (src/http/adminRoutes/editorRoles.ts),
+ * before its body is read: a refused upload is not stored.
+ */
+function roleCheck(route: AdminRoute): RequestHandler {
+  const required = requiredRoleOf(route.operationId);
+  return (_req, res, next) => {
+    requireRole(adminCallerOf(res), required);
+    next();
+  };
+}
+
+/** The event store a write appends through: each event records who asked (src/access/editorActor.ts). */
+function appendingAsCaller(route: AdminRoute, deps: AdminDeps, res: Response): AdminDeps {
+  if (route.method === 'get') return deps;
+  const caller = adminCallerOf(res);
+  const eventStore = appendingAs(deps.eventStore, {
+    actor: caller.actor,
+    editor_id: caller.editorId,
+    token_id: caller.tokenId,
+    request_id: requestContextOf(res).requestId,
+    client_address: caller.clientAddress,
+  });
+  return { ...deps, eventStore };
 }
 
 /** What the admin router runs on: the routes' dependencies and the receiver of uploaded files. */
@@ -98,19 +129,21 @@ function requestBody(route: AdminRoute, uploads: UploadReceiver): RequestHandler
 /**
  * `/admin/v1`: every AdminRoute with its input parsed by the route's strict schemas (all problems reported
  * at once as 422 VALIDATION_FAILED), `If-Match` as the expected revision, and `{ data, meta }` with
- * `ETag: "<revision>"` out. Authentication is mounted in front of it (src/http/app.ts).
+ * `ETag: "<revision>"` out. Authentication is mounted in front of it (src/http/app.ts); each operation checks
+ * the caller's role first.
  */
 export function createAdminRouter(routes: readonly AdminRoute[], deps: AdminRouterDeps): Router {
   const router = Router();
   const { uploads, ...routeDeps } = deps;
   for (const route of routes) {
-    router[route.method](route.path, requestBody(route, uploads), async (req, res) => {
+    router[route.method](route.path, roleCheck(route), requestBody(route, uploads), async (req, res) => {
       const input = parseInput(route, req);
+      const handlerDeps = appendingAsCaller(route, routeDeps, res);
       // A write answers the log position of its last event (src/http/consistency.ts).
-      const appends = route.method === 'get' ? null : recordAppends(routeDeps.eventStore);
+      const appends = route.method === 'get' ? null : recordAppends(handlerDeps.eventStore);
       const result = await route.handle(
-        { ...input, actor: ADMIN_ACTOR },
-        appends ? { ...routeDeps, eventStore: appends.eventStore } : routeDeps,
+        { ...input, actor: adminCallerOf(res).actor },
+        appends ? { ...handlerDeps, eventStore: appends.eventStore } : handlerDeps,
       );
       const position = appends ? await appends.position() : undefined;
       if (position !== undefined) res.setHeader(LOG_POSITION_HEADER, position);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Express } from 'express';
+import type { EditorRole } from '../access/editor.js';
 import type { EvaluationUsage } from '../access/evaluationUsage.js';
 import type { NonceStore } from '../access/nonceStore.js';
 import { evaluationThreshold } from './evaluationThreshold.js';
@@ -14,6 +15,7 @@ import { apiAuth, type RequestCheck } from './apiAuth.js';
 import { adminOpenApiYaml } from './adminOpenApi.js';
 import { adminRoutes, createAdminRouter } from './adminRouter.js';
 import { consistentReads, type ConsistentReadsDeps } from './consistency.js';
+import { docsRouter } from './docsPage.js';
 import { errorMiddleware } from './errorMiddleware.js';
 import { networkControls } from './networkControls.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
@@ -137,6 +139,20 @@ function apiRouter(deps: AppDeps): Router {
   return router;
 }
 
+/**
+ * The admin token or an editor account's token (src/http/adminAuth.ts); `requiredRole` for a mount whose
+ * every request needs one (each /admin/v1 operation checks its own).
+ */
+function adminAuthOf(deps: AppDeps, requiredRole?: EditorRole) {
+  return adminAuth({
+    adminToken: deps.adminToken,
+    readStore: deps.readStore,
+    clock: deps.clock,
+    ...(deps.trustedProxies ? { trustedProxies: deps.trustedProxies } : {}),
+    ...(requiredRole ? { requiredRole } : {}),
+  });
+}
+
 /** `/admin`: one authentication pass, then the admin OpenAPI document and the `/admin/v1` commands. */
 function adminRouter(deps: AppDeps): Router {
   const router = Router();
@@ -147,7 +163,7 @@ function adminRouter(deps: AppDeps): Router {
     ...statusAdminRoutes(deps.operations.status),
   ];
   router.use(noStore);
-  router.use(adminAuth(deps.adminToken));
+  router.use(adminAuthOf(deps));
   router.get(
     '/openapi.yaml',
     staticDocument('application/yaml', () => adminOpenApiYaml(routes)),
@@ -180,8 +196,10 @@ export function createApp(deps: AppDeps): Express {
   if (metrics) app.use(httpMetrics(metrics));
   app.use('/v1', apiRouter(deps));
   app.use('/admin', adminRouter(deps));
+  // The API reference page and its script: no key, like the document it shows.
+  app.use('/docs', docsRouter());
   // After the API: its requests never pass through these few routes. /metrics takes the admin token here.
-  app.use(operationsRouter({ readiness, metrics, guardMetrics: adminAuth(deps.adminToken) }));
+  app.use(operationsRouter({ readiness, metrics, guardMetrics: adminAuthOf(deps, 'operator') }));
   app.use((_req, _res, next) => next(new NotFound()));
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -92,7 +92,7 @@ describe('GET /admin/openapi.yaml', () => {
       ]),
     );
     expect(revise.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
-    expect(Object.keys(revise.responses).sort()).toEqual(['200', '401', '404', '409', '413', '415', '422']);
+    expect(Object.keys(revise.responses).sort()).toEqual(['200', '401', '403', '404', '409', '413', '415', '422']);
     expect(Object.keys(revise.responses['200'].headers).sort()).toEqual(['ETag', 'X-Log-Position', 'X-Request-Id']);
     expect(revise.responses['200'].content['application/json'].schema.required).toEqual(['data', 'meta']);
     const errorCodes = (status: string) => {
@@ -101,6 +101,7 @@ describe('GET /admin/openapi.yaml', () => {
       return resolve(document, response.content['application/json'].schema).properties.error.properties.code.enum;
     };
     expect(errorCodes('401')).toEqual(['UNAUTHENTICATED']);
+    expect(errorCodes('403')).toEqual(['INSUFFICIENT_ROLE']);
     expect(errorCodes('404')).toEqual(['NOT_FOUND']);
     expect(errorCodes('409')).toEqual(['CONFLICT', 'SLUG_TAKEN', 'PROJECT_DELETED']);
     expect(errorCodes('422')).toEqual(['VALIDATION_FAILED']);
@@ -121,7 +122,11 @@ describe('GET /admin/openapi.yaml', () => {
       .map(([, operation]) => operation.operationId);
     expect(writesWithoutIfMatch).toEqual([]);
 
-    const lists = operations.filter(([method, operation]) => method === 'get' && parameterNames(operation).includes('per_page'));
+    // A record's history pages too, newest first, without a sort (test/http/history.spec.ts).
+    const lists = operations.filter(
+      ([method, operation]) =>
+        method === 'get' && parameterNames(operation).includes('per_page') && !operation.operationId.endsWith('History'),
+    );
     expect(lists.map(([, operation]) => operation.operationId).sort()).toEqual(
       [
         'listAgentProfiles',
@@ -130,6 +135,7 @@ describe('GET /admin/openapi.yaml', () => {
         'listClients',
         'listCommunities',
         'listDevelopers',
+        'listEditors',
         'listPlanChanges',
         'listPlans',
         'listProjects',

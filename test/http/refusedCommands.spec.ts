@@ -44,6 +44,11 @@ interface World {
   /** A webhook of clientId, created through /v1, and a deleted one. */
   webhookId: string;
   deletedWebhookId: string;
+  /** An editor account with a token, another one's token, and a deactivated account. */
+  editorId: number;
+  tokenId: number;
+  otherEditorTokenId: number;
+  deactivatedEditorId: number;
 }
 
 interface Refusal {
@@ -124,6 +129,8 @@ const existingParams = (world: World): Record<string, number | string> => ({
   agentProfileId: world.agentProfileId,
   webhookId: world.webhookId,
   currencyCode: 'EUR',
+  editorId: world.editorId,
+  tokenId: world.tokenId,
 });
 
 /**
@@ -198,6 +205,9 @@ const acceptedBodies: Record<string, (world: World) => unknown> = {
   replaceAgentProfilePicture: () => ({ picture: anImage('portrait-2') }),
   rejectAgentProfile: () => ({ reason: 'Blurry portrait' }),
   setCurrencyRate: () => ({ per_aed: 0.25 }),
+  createEditor: () => ({ name: 'Omar Farouk', role: 'editor' }),
+  reviseEditor: () => ({ role: 'publisher' }),
+  issueEditorToken: () => ({}),
 };
 
 const commandRoutes = adminRoutes.filter((route) => route.method !== 'get');
@@ -689,6 +699,28 @@ const refusalsByRule: Refusal[] = [
   { operationId: 'removeCurrencyRate', when: 'a currency with no rate set', params: () => ({ currencyCode: 'INR' }), ...NOT_FOUND },
   { operationId: 'enableWebhook', when: 'a deleted webhook', params: (w) => ({ webhookId: w.deletedWebhookId }), ...NOT_FOUND },
   { operationId: 'disableWebhook', when: 'a deleted webhook', params: (w) => ({ webhookId: w.deletedWebhookId }), ...NOT_FOUND },
+  { operationId: 'createEditor', when: 'a role that does not exist', body: () => ({ name: 'Omar', role: 'owner' }), ...VALIDATION_FAILED },
+  { operationId: 'createEditor', when: 'an empty name', body: () => ({ name: ' ', role: 'editor' }), ...VALIDATION_FAILED },
+  { operationId: 'reviseEditor', when: 'no field to change', body: () => ({}), ...VALIDATION_FAILED },
+  {
+    operationId: 'issueEditorToken',
+    when: 'a deactivated account',
+    params: (w) => ({ editorId: w.deactivatedEditorId }),
+    body: acceptedBodies.issueEditorToken!,
+    ...CONFLICT,
+  },
+  {
+    operationId: 'issueEditorToken',
+    when: 'an expiry in the past',
+    body: () => ({ expires_at: '2020-01-01T00:00:00Z' }),
+    ...VALIDATION_FAILED,
+  },
+  {
+    operationId: 'revokeEditorToken',
+    when: "another account's token",
+    params: (w) => ({ tokenId: w.otherEditorTokenId }),
+    ...NOT_FOUND,
+  },
 ];
 
 const refusals: Refusal[] = [...commandRoutes.flatMap(refusalsByShape), ...refusalsOfDeletedProject, ...refusalsByRule];
@@ -804,6 +836,14 @@ describe('refused admin commands', () => {
     const deleted = await request(app.baseUrl, `/v1/webhooks/${deletedWebhookId}`, { method: 'DELETE', token: key });
     if (deleted.status !== 200) throw new Error(`deleting a webhook answered ${deleted.status}`);
 
+    const editorId = (await accepted('POST', '/editors', { name: 'Sara Haddad', role: 'editor' })).id;
+    const tokenId = ((await accepted('POST', `/editors/${editorId}/tokens`, {})) as unknown as { token_id: number }).token_id;
+    const otherEditorId = (await accepted('POST', '/editors', { name: 'Lina Aziz', role: 'operator' })).id;
+    const otherEditorTokenId = ((await accepted('POST', `/editors/${otherEditorId}/tokens`, {})) as unknown as { token_id: number })
+      .token_id;
+    const deactivatedEditorId = (await accepted('POST', '/editors', { name: 'Omar Farouk', role: 'editor' })).id;
+    await accepted('PATCH', `/editors/${deactivatedEditorId}`, { active: false });
+
     return {
       stateId,
       otherStateId,
@@ -833,6 +873,10 @@ describe('refused admin commands', () => {
       deletedAgentProfileId,
       webhookId,
       deletedWebhookId,
+      editorId,
+      tokenId,
+      otherEditorTokenId,
+      deactivatedEditorId,
     };
   }
 

@@ -12,6 +12,7 @@ import { catalogueListRoutes } from './adminRoutes/catalogueListRoutes.js';
 import { currencyRateRoutes } from './adminRoutes/currencyRateRoutes.js';
 import { requiredRoleOf } from './adminRoutes/editorRoles.js';
 import { editorRoutes } from './adminRoutes/editorRoutes.js';
+import { historyRoutes, readableAsOf } from './adminRoutes/historyRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
@@ -28,7 +29,8 @@ import { IF_MATCH_PROBLEM, issuesToFields, parseIfMatch } from './validation.js'
 /** Every admin operation: the router serves exactly these and the admin OpenAPI document describes them. */
 export const adminRoutes: readonly AdminRoute[] = [
   ...referenceDataRoutes,
-  ...projectRoutes,
+  // A project is also read as it was at a time or log position.
+  ...projectRoutes.map((route) => (route.operationId === 'getProject' ? readableAsOf(route) : route)),
   ...catalogueListRoutes,
   ...accessRoutes,
   ...accessListRoutes,
@@ -38,6 +40,7 @@ export const adminRoutes: readonly AdminRoute[] = [
   ...usageRoutes,
   ...adminWebhookRoutes,
   ...editorRoutes,
+  ...historyRoutes,
 ];
 
 /** Routes without a body schema accept no body, or an empty JSON object. */

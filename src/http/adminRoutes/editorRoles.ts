@@ -56,17 +56,24 @@ const catalogueEdits = [
 const catalogueReads = [
   'getState',
   'listStates',
+  'getStateHistory',
   'getCommunity',
   'listCommunities',
+  'getCommunityHistory',
   'getSubCommunity',
   'listSubCommunities',
+  'getSubCommunityHistory',
   'getDeveloper',
   'listDevelopers',
+  'getDeveloperHistory',
   'getUnitType',
   'listUnitTypes',
+  'getUnitTypeHistory',
   'getProject',
   'listProjects',
+  'getProjectHistory',
   'listCurrencyRates',
+  'getCurrencyRateHistory',
 ];
 
 const publishing = [
@@ -90,10 +97,12 @@ const operations = [
   'getPlan',
   'revisePlan',
   'listPlans',
+  'getPlanHistory',
   'registerClient',
   'getClient',
   'reviseClient',
   'listClients',
+  'getClientHistory',
   'changeClientStatus',
   'setClientControls',
   'setClientRestriction',
@@ -108,12 +117,15 @@ const operations = [
   'reactivateApiKey',
   'rotateApiKey',
   'listApiKeys',
+  'getApiKeyHistory',
   'setSubscription',
   'getSubscription',
   'listSubscriptions',
+  'getSubscriptionHistory',
   'submitPlanChange',
   'getPlanChange',
   'listPlanChanges',
+  'getPlanChangeHistory',
   'startPlanChangeReview',
   'approvePlanChange',
   'rejectPlanChange',
@@ -124,6 +136,7 @@ const operations = [
   'listClientAgentProfiles',
   'listAgentProfiles',
   'getAgentProfile',
+  'getAgentProfileHistory',
   'reviseAgentProfile',
   'replaceAgentProfilePicture',
   'submitAgentProfile',
@@ -133,13 +146,22 @@ const operations = [
   'getUsageReport',
   'listWebhooks',
   'getWebhook',
+  'getWebhookHistory',
   'enableWebhook',
   'disableWebhook',
   'retryWebhookDelivery',
   'getServiceStatus',
 ];
 
-const editorAccounts = ['createEditor', 'listEditors', 'getEditor', 'reviseEditor', 'issueEditorToken', 'revokeEditorToken'];
+const editorAccounts = [
+  'createEditor',
+  'listEditors',
+  'getEditor',
+  'getEditorHistory',
+  'reviseEditor',
+  'issueEditorToken',
+  'revokeEditorToken',
+];
 
 const rolesOf = (role: EditorRole, operationIds: readonly string[]) => operationIds.map((operationId) => [operationId, role] as const);
 

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { findRequestContext } from '../http/requestContext.js';
 import { routeTemplateOf } from '../http/routeTemplate.js';
 import type { ServiceMetrics } from './serviceMetrics.js';
 
@@ -8,28 +9,31 @@ const METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT'
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
 
 /**
- * Requests in flight, and each answered request's duration by method, route template (src/http/
- * routeTemplate.ts: never the path as sent, so no id or slug becomes a label) and status class. One listener
- * per request: `close` follows `finish` on an answered request and also comes for one its client abandoned,
- * which leaves the in-flight count but is not timed (it has no status of its own).
+ * Requests in flight, and each answered request's duration (from its arrival, as the request context noted
+ * it) by method, route template (src/http/routeTemplate.ts: never the path as sent, so no id or slug becomes
+ * a label) and status class. One listener, shared by every request: `close` follows `finish` on an answered
+ * request and also comes for one its client abandoned, which leaves the in-flight count but is not timed (it
+ * has no status of its own). Mounted after requestContext.
  */
 export function httpMetrics(metrics: ServiceMetrics) {
   const inFlight = metrics.httpInFlight;
   const duration = metrics.httpRequestDuration;
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const started = performance.now();
+  function closed(this: Response): void {
+    inFlight.count -= 1;
+    const context = findRequestContext(this);
+    if (!this.writableFinished || !context) return;
+    const req = this.req;
+    duration
+      .series(
+        METHOD_LABELS.has(req.method) ? req.method : 'OTHER',
+        routeTemplateOf(req),
+        STATUS_CLASSES[Math.floor(this.statusCode / 100) - 1] ?? 'other',
+      )
+      .observe((performance.now() - context.startedAt) / 1000);
+  }
+  return (_req: Request, res: Response, next: NextFunction): void => {
     inFlight.count += 1;
-    res.on('close', () => {
-      inFlight.count -= 1;
-      if (!res.writableFinished) return;
-      duration
-        .series(
-          METHOD_LABELS.has(req.method) ? req.method : 'OTHER',
-          routeTemplateOf(req),
-          STATUS_CLASSES[Math.floor(res.statusCode / 100) - 1] ?? 'other',
-        )
-        .observe((performance.now() - started) / 1000);
-    });
+    res.on('close', closed);
     next();
   };
 }

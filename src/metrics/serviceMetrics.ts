@@ -62,12 +62,22 @@ export class ServiceMetrics {
   /** Requests received and not yet answered: a plain count on the request path, read into its gauge when scraped. */
   readonly httpInFlight = { count: 0 };
 
+  /** The request limiter's allowed decisions: a plain count on the request path, read into limiterDecisions when scraped. */
+  readonly limiterAllowed = { count: 0 };
+
   readonly limiterDecisions = new Counter({
     name: `${PREFIX}limiter_decisions_total`,
     help: "The request limiter's decisions: 'allowed', or the code of the limit that refused the request.",
     labelNames: ['code'] as const,
     registers: [this.registry],
+    collect: () => {
+      // What was allowed since the last scrape; the series appears with the first allowed request.
+      const allowed = this.limiterAllowed.count;
+      if (allowed > this.allowedReported) this.limiterDecisions.labels('allowed').inc(allowed - this.allowedReported);
+      this.allowedReported = allowed;
+    },
   });
+  private allowedReported = 0;
 
   readonly pdfLimiterDecisions = new Counter({
     name: `${PREFIX}pdf_limiter_decisions_total`,

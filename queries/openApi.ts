@@ -2,8 +2,26 @@ import { z } from 'zod';
 import { ACCESS_REFUSALS, type AccessRefusalCode } from '../src/access/accessRefusals.js';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { stringify } from 'yaml';
-import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
-import { acceptingConsistentAfter, getsAcceptingConsistentAfter } from '../src/http/consistencyOpenApi.js';
+import {
+  OPENAPI_OPTIONS,
+  documentedParameters,
+  errorResponse,
+  finishDocument,
+  internalErrorResponse,
+  meta,
+  metaWith,
+  pascalCase,
+  protocolRefusalResponses,
+  readUnavailableResponse,
+  requestIdHeader,
+  requestIdParameter,
+  serversFor,
+  serviceUnavailableResponse,
+  toOpenApiPath,
+  withResponseHeaders,
+  withResponses,
+} from '../src/http/openApiCommon.js';
+import { acceptingConsistentAfter, getsAcceptingConsistentAfter, projectionBehindResponse } from '../src/http/consistencyOpenApi.js';
 import { JSON_BODY_LIMIT_BYTES } from '../src/http/jsonBody.js';
 import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute } from '../src/http/webhookApi.js';
 import { documentFilesPaths } from './documentFiles.js';
@@ -54,11 +72,17 @@ const limitHeaders = {
     .optional(),
 };
 
-const quotaSchema = z.object({
-  limit: z.number().int().nullable().meta({ description: 'null when no such cap applies (e.g. the monthly quota of a test key).' }),
-  used: z.number().int(),
-  remaining: z.number().int().nullable(),
-});
+const quotaSchema = z
+  .object({
+    limit: z.number().int().nullable().meta({ description: 'null when no such cap applies (e.g. the monthly quota of a test key).' }),
+    used: z.number().int(),
+    remaining: z.number().int().nullable(),
+  })
+  .meta({ id: 'Quota' });
+
+const quotaUnitsHeader = z
+  .string()
+  .meta({ description: 'Weighted cost of this batch in quota units (same value as meta.quota_units).', header: { id: 'XQuotaUnits' } });
 
 const LIMIT_CODES = ['BURST_LIMIT_EXCEEDED', 'PER_MINUTE_LIMIT_EXCEEDED', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED'] as const;
 
@@ -71,22 +95,25 @@ const tooManyRequests: ZodOpenApiResponseObject = {
     'X-Request-Id': requestIdHeader,
     'Retry-After': integerHeader('Retry-After', 'Seconds until the limit that refused the request frees up.'),
     ...limitHeaders,
+    'X-Quota-Units': quotaUnitsHeader.optional(),
   }),
   content: {
     'application/json': {
       schema: z
         .object({
           success: z.literal(false),
-          error: z.object({
-            code: z.enum(LIMIT_CODES),
-            message: z.string(),
-            details: z.object({
-              reset_at: z.iso.datetime(),
-              retry_after_seconds: z.number().int(),
-              daily: quotaSchema,
-              monthly: quotaSchema,
-            }),
-          }),
+          error: z
+            .object({
+              code: z.enum(LIMIT_CODES),
+              message: z.string(),
+              details: z.object({
+                reset_at: z.iso.datetime(),
+                retry_after_seconds: z.number().int(),
+                daily: quotaSchema,
+                monthly: quotaSchema,
+              }),
+            })
+            .meta({ id: 'TooManyRequestsProblem' }),
           meta,
         })
         .meta({ id: 'TooManyRequestsError' }),
@@ -98,9 +125,6 @@ const etagHeader = z.string().meta({
   description: 'Strong validator of the payload at this URL (data and the stable meta fields). Send it back as If-None-Match.',
   header: { id: 'ETag' },
 });
-const quotaUnitsHeader = z
-  .string()
-  .meta({ description: 'Weighted cost of this batch in quota units (same value as meta.quota_units).', header: { id: 'XQuotaUnits' } });
 const ifNoneMatchParameter = z
   .string()
   .optional()
@@ -110,9 +134,11 @@ const ifNoneMatchParameter = z
   });
 const SIGNED_ONLY =
   'Required when request signing is enabled for the client (see Request signing in the API description); ignored otherwise.';
+// The formats src/http/requestSigning.ts checks.
 const signingParameters = {
   'X-API-Timestamp': z
     .string()
+    .regex(/^\d{1,12}$/)
     .optional()
     .meta({
       description: `Unix time in whole seconds (digits only), within the signature window of the server time. ${SIGNED_ONLY}`,
@@ -120,6 +146,9 @@ const signingParameters = {
     }),
   'X-API-Nonce': z
     .string()
+    .min(16)
+    .max(128)
+    .regex(/^[\x21-\x7E]+$/)
     .optional()
     .meta({
       description: `16 to 128 printable ASCII characters without spaces, new for every request. ${SIGNED_ONLY}`,
@@ -127,6 +156,7 @@ const signingParameters = {
     }),
   'X-API-Signature': z
     .string()
+    .regex(/^v1=[0-9a-fA-F]{64}$/)
     .optional()
     .meta({
       description: `\`v1=\` followed by the HMAC-SHA256 of the signed string as 64 hex digits. ${SIGNED_ONLY}`,
@@ -139,7 +169,8 @@ const ERROR_RESPONSES = {
     'BadRequest',
     'The request cannot be used as sent.',
     ['API_KEY_IN_QUERY', 'BAD_REQUEST', 'HOST_NOT_ALLOWED'],
-    'API_KEY_IN_QUERY: a key was sent in the query string; it is not used (and must be rotated). BAD_REQUEST: an undecodable URL, or an X-Forwarded-For entry from a trusted proxy that is not an IP address (details.header). ' +
+    'API_KEY_IN_QUERY: a key was sent in the query string; it is not used (and must be rotated). BAD_REQUEST: an undecodable URL, a malformed request ' +
+      '(details.part), an HTTP/1.1 request without Host, or an X-Forwarded-For entry from a trusted proxy that is not an IP address (details.header). ' +
       'HOST_NOT_ALLOWED: a deployment without a configured public base URL builds links on the Host header, and this one does not name the machine (details.header).',
   ),
   unauthenticated: errorResponse(
@@ -218,7 +249,10 @@ const WEBHOOK_ERROR_RESPONSES = {
   ),
 };
 
-/** A /v1/webhooks operation: keyed, limited, signed like every /v1 call; its scope and entitlement in the description. */
+/**
+ * A /v1/webhooks operation: keyed, limited and signed like every /v1 call (keyedOperation adds what they have
+ * in common); its scope and entitlement in the description.
+ */
 function webhookOperationOf(route: WebhookRoute): ZodOpenApiOperationObject {
   const reads = route.method === 'get';
   return {
@@ -226,47 +260,17 @@ function webhookOperationOf(route: WebhookRoute): ZodOpenApiOperationObject {
     summary: route.summary,
     description: `${route.description}\n\nScope: ${WEBHOOK_SCOPES.join(', ')}.\n\nEntitlement: ${WEBHOOK_ENTITLEMENTS.join(', ')}.`,
     tags: ['Webhooks'],
-    requestParams: {
-      path: route.params as z.ZodObject,
-      query: route.query as z.ZodObject,
-      header: z.object({
-        'X-Request-Id': requestIdParameter,
-        ...(reads ? { 'If-None-Match': ifNoneMatchParameter } : {}),
-        ...signingParameters,
-      }),
-    },
+    requestParams: { path: route.params as z.ZodObject, query: route.query as z.ZodObject },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
       [String(route.successStatus)]: {
         description: route.successStatus === 201 ? 'Created.' : 'OK.',
-        headers: z.object({
-          'X-Request-Id': requestIdHeader,
-          ...(reads ? { ETag: etagHeader } : {}),
-          'X-Access-Mode': accessModeHeader,
-          'X-Sandbox': sandboxHeader,
-          ...limitHeaders,
-        }),
-        content: {
-          'application/json': { schema: z.object({ data: route.response, meta: route.meta ? meta.extend(route.meta.shape) : meta }) },
-        },
+        content: { 'application/json': { schema: z.object({ data: route.response, meta: metaWith(route.meta) }) } },
       },
-      ...(reads
-        ? {
-            '304': {
-              description:
-                'Not modified: If-None-Match matched the current ETag. Empty body. Costs no quota; counts toward the rate limits.',
-              headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader, ...limitHeaders }),
-            },
-          }
-        : {}),
-      '400': ERROR_RESPONSES.badRequest,
-      '401': ERROR_RESPONSES.unauthenticated,
-      '403': ERROR_RESPONSES.forbidden,
       ...(route.namesWebhook ? { '404': ERROR_RESPONSES.notFound } : {}),
       ...(reads ? {} : { '409': WEBHOOK_ERROR_RESPONSES.conflict }),
       ...(route.body ? { '413': WEBHOOK_ERROR_RESPONSES.payloadTooLarge, '415': WEBHOOK_ERROR_RESPONSES.unsupportedMediaType } : {}),
       '422': WEBHOOK_ERROR_RESPONSES.unprocessable,
-      '429': tooManyRequests,
     },
   };
 }
@@ -286,7 +290,9 @@ const pdfQuotaHeaders = Object.fromEntries(
   ]),
 );
 
-const pdfQuotaSchema = z.object({ limit: z.number().int(), used: z.number().int(), remaining: z.number().int() });
+const pdfQuotaSchema = z
+  .object({ limit: z.number().int(), used: z.number().int(), remaining: z.number().int() })
+  .meta({ id: 'PdfMinuteQuota' });
 
 const PDF_ERROR_RESPONSES = {
   unprocessable: errorResponse(
@@ -310,9 +316,10 @@ const PDF_ERROR_RESPONSES = {
   rendererUnavailable: errorResponse(
     'RendererUnavailable',
     'The brochure could not be rendered: no renderer took the job, or the browser failed. Nothing was cached; the PDF unit spent is not refunded. ' +
-      'Or (SERVICE_UNAVAILABLE) Idempotency-Key could not be checked. Retry later.',
+      'Or (SERVICE_UNAVAILABLE) a store the request needs, such as the one that checks Idempotency-Key, did not answer. Retry later.',
     ['RENDERER_UNAVAILABLE', 'SERVICE_UNAVAILABLE'],
-    'RENDERER_UNAVAILABLE: the render failed. SERVICE_UNAVAILABLE: the idempotency store did not answer (details.retry_after_seconds).',
+    'RENDERER_UNAVAILABLE: the render failed. SERVICE_UNAVAILABLE: a store did not answer (details.dependency, details.retry_after_seconds).',
+    { 'Retry-After': integerHeader('Retry-After', 'With SERVICE_UNAVAILABLE: seconds after which the request may succeed.').optional() },
   ),
   renderTimeout: errorResponse(
     'RenderTimeout',
@@ -340,18 +347,23 @@ const pdfTooManyRequests: ZodOpenApiResponseObject = {
       schema: z
         .object({
           success: z.literal(false),
-          error: z.object({
-            code: z.enum(LIMIT_CODES),
-            message: z.string(),
-            details: z.object({
-              limit: z.literal('pdf').optional().meta({ description: 'Present (`pdf`) when a PDF generation limit refused the request.' }),
-              reset_at: z.iso.datetime(),
-              retry_after_seconds: z.number().int(),
-              minute: pdfQuotaSchema.optional().meta({ description: 'PDF limits only: the rolling minute.' }),
-              daily: quotaSchema,
-              monthly: quotaSchema,
-            }),
-          }),
+          error: z
+            .object({
+              code: z.enum(LIMIT_CODES),
+              message: z.string(),
+              details: z.object({
+                limit: z
+                  .literal('pdf')
+                  .optional()
+                  .meta({ description: 'Present (`pdf`) when a PDF generation limit refused the request.' }),
+                reset_at: z.iso.datetime(),
+                retry_after_seconds: z.number().int(),
+                minute: pdfQuotaSchema.optional().meta({ description: 'PDF limits only: the rolling minute.' }),
+                daily: quotaSchema,
+                monthly: quotaSchema,
+              }),
+            })
+            .meta({ id: 'PdfTooManyRequestsProblem' }),
           meta,
         })
         .meta({ id: 'PdfTooManyRequestsError' }),
@@ -379,11 +391,7 @@ function projectPdfOperation(): ZodOpenApiOperationObject {
     requestParams: {
       path: projectParams,
       query: pdfRequestQuerySchema,
-      header: z.object({
-        'X-Request-Id': requestIdParameter,
-        'Idempotency-Key': idempotencyKeySchema,
-        ...signingParameters,
-      }),
+      header: z.object({ 'Idempotency-Key': idempotencyKeySchema }),
     },
     requestBody: { required: false, content: { 'application/json': { schema: pdfRequestBodySchema } } },
     responses: {
@@ -391,20 +399,13 @@ function projectPdfOperation(): ZodOpenApiOperationObject {
         description:
           'The brochure: rendered now (`cached: false`), reused (`cached: true`), or the answer of an earlier request with the same Idempotency-Key (`idempotent_replay: true`).',
         headers: z.object({
-          'X-Request-Id': requestIdHeader,
-          'X-Access-Mode': accessModeHeader,
-          'X-Sandbox': sandboxHeader,
           'Cache-Control': z
             .literal('no-store')
             .meta({ description: 'The link in the body is short-lived.', header: { id: 'CacheControlNoStore' } }),
-          ...limitHeaders,
           ...pdfQuotaHeaders,
         }),
         content: { 'application/json': { schema: z.object({ data: pdfResultSchema, meta }) } },
       },
-      '400': ERROR_RESPONSES.badRequest,
-      '401': ERROR_RESPONSES.unauthenticated,
-      '403': ERROR_RESPONSES.forbidden,
       '404': ERROR_RESPONSES.notFound,
       '409': PDF_ERROR_RESPONSES.idempotencyKeyInUse,
       '413': WEBHOOK_ERROR_RESPONSES.payloadTooLarge,
@@ -424,51 +425,142 @@ function notFoundResponse(route: QueryRoute): Record<string, ZodOpenApiResponseO
   return {};
 }
 
+/** `{ data, meta }`; one named schema per representation where the shape of `data` depends on the query. */
+function successBody(route: QueryRoute): z.ZodType {
+  if (!route.representations) return z.object({ data: route.response, meta: metaWith(route.meta as z.ZodObject | undefined) });
+  const shapes = Object.entries(route.representations).map(([representation, { response, meta: extra }]) =>
+    z
+      .object({ data: response, meta: metaWith(extra.extend({ representation: z.literal(representation) })) })
+      .meta({ id: `${pascalCase(representation)}Page` }),
+  );
+  return z.union(shapes).meta({ unionOneOf: true, description: 'Told apart by meta.representation.' });
+}
+
 function operationOf(route: QueryRoute): ZodOpenApiOperationObject {
   const grants = [
     route.scopes.length > 0 ? `Scope: ${route.scopes.join(', ')}.` : '',
     route.entitlements.length > 0 ? `Entitlement: ${route.entitlements.join(', ')}.` : '',
   ].filter(Boolean);
+  const weighted = route.weighted ? { 'X-Quota-Units': quotaUnitsHeader.optional() } : {};
   return {
     operationId: route.operationId,
     summary: route.summary,
     description: [route.description ?? '', ...grants].filter(Boolean).join('\n\n'),
     tags: [route.tag],
-    requestParams: {
-      path: route.params as z.ZodObject,
-      query: route.query as z.ZodObject,
-      header: z.object({ 'X-Request-Id': requestIdParameter, 'If-None-Match': ifNoneMatchParameter, ...signingParameters }),
-    },
+    requestParams: { path: route.params as z.ZodObject, query: route.query as z.ZodObject },
     responses: {
       '200': {
         description: 'OK.',
-        headers: z.object({
-          'X-Request-Id': requestIdHeader,
-          ETag: etagHeader,
-          'X-Access-Mode': accessModeHeader,
-          'X-Sandbox': sandboxHeader,
-          ...limitHeaders,
-          ...(route.weighted ? { 'X-Quota-Units': quotaUnitsHeader.optional() } : {}),
-        }),
-        content: {
-          'application/json': {
-            schema: z.object({ data: route.response, meta: route.meta ? meta.extend((route.meta as z.ZodObject).shape) : meta }),
-          },
-        },
+        headers: z.object(weighted),
+        content: { 'application/json': { schema: successBody(route) } },
       },
-      '304': {
-        description: 'Not modified: If-None-Match matched the current ETag. Empty body. Costs no quota; counts toward the rate limits.',
-        headers: z.object({ 'X-Request-Id': requestIdHeader, ETag: etagHeader, ...limitHeaders }),
-      },
-      '400': ERROR_RESPONSES.badRequest,
-      '401': ERROR_RESPONSES.unauthenticated,
-      '403': ERROR_RESPONSES.forbidden,
+      '304': { description: NOT_MODIFIED, headers: z.object(weighted) },
       ...notFoundResponse(route),
       '422': ERROR_RESPONSES.unprocessable,
-      '429': tooManyRequests,
     },
   };
 }
+
+const NOT_MODIFIED = 'Not modified: If-None-Match matched the current ETag. Empty body. Costs no quota; counts toward the rate limits.';
+
+/** The headers of a keyed success (and of its 304): the request id, the access mode and the limits it was counted against. */
+const keyedSuccessHeaders = (reads: boolean) => ({
+  'X-Request-Id': requestIdHeader,
+  ...(reads ? { ETag: etagHeader } : {}),
+  'X-Access-Mode': accessModeHeader,
+  'X-Sandbox': sandboxHeader,
+  ...limitHeaders,
+});
+
+/**
+ * Everything an operation behind the API key has in common, added to what it documents itself: the key,
+ * the request id, signing and conditional-request headers, the refusals of authentication, access checks and
+ * limits, the server errors, and the headers every answer that passed the key carries.
+ */
+function keyedOperation(operation: ZodOpenApiOperationObject, method: string): ZodOpenApiOperationObject {
+  const reads = method === 'get';
+  const { requestParams = {} } = operation;
+  const ownHeaders = requestParams.header instanceof z.ZodObject ? requestParams.header.shape : {};
+  const responses = { ...operation.responses };
+  // A read behind X-Consistent-After: the store may be unreachable as well as behind.
+  if (responses['503'] === projectionBehindResponse) responses['503'] = readUnavailableResponse;
+  const standard = withResponses(
+    {
+      ...operation,
+      security: [{ apiKey: [] }],
+      requestParams: {
+        ...requestParams,
+        header: z.object({
+          'X-Request-Id': requestIdParameter,
+          ...(reads ? { 'If-None-Match': ifNoneMatchParameter } : {}),
+          ...ownHeaders,
+          ...signingParameters,
+        }),
+      },
+      responses,
+    },
+    {
+      ...protocolRefusalResponses,
+      ...(reads ? { '304': { description: NOT_MODIFIED } } : {}),
+      '400': ERROR_RESPONSES.badRequest,
+      '401': ERROR_RESPONSES.unauthenticated,
+      '403': ERROR_RESPONSES.forbidden,
+      '429': tooManyRequests,
+      '500': internalErrorResponse,
+      '503': serviceUnavailableResponse,
+    },
+  );
+  return documentedOperation(
+    withResponseHeaders(standard, (status) => (/^(2|304)/.test(status) ? keyedSuccessHeaders(reads) : { 'X-Request-Id': requestIdHeader })),
+  );
+}
+
+/**
+ * An operation that needs no key (`security: []`), with the answers any request may get: the protocol
+ * refusals, a bug, and an unreachable store for those that read one.
+ */
+function keylessOperation(operation: ZodOpenApiOperationObject, { readsStores }: { readsStores: boolean }): ZodOpenApiOperationObject {
+  const standard = withResponses(
+    { ...operation, security: [] },
+    { ...protocolRefusalResponses, '500': internalErrorResponse, ...(readsStores ? { '503': serviceUnavailableResponse } : {}) },
+  );
+  return documentedOperation(withResponseHeaders(standard, () => ({ 'X-Request-Id': requestIdHeader })));
+}
+
+/** Path and query parameters documented as the values they are parsed into. */
+function documentedOperation(operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
+  const { requestParams } = operation;
+  if (!requestParams) return operation;
+  const { path, query } = requestParams;
+  return {
+    ...operation,
+    requestParams: {
+      ...requestParams,
+      ...(path ? { path: documentedParameters(path) } : {}),
+      ...(query ? { query: documentedParameters(query) } : {}),
+    },
+  };
+}
+
+/** Every operation of `paths` made by `complete`. */
+function completePaths(
+  paths: ZodOpenApiPathsObject,
+  complete: (operation: ZodOpenApiOperationObject, method: string) => ZodOpenApiOperationObject,
+): ZodOpenApiPathsObject {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => [
+          method,
+          HTTP_METHODS.has(method) ? complete(operation as ZodOpenApiOperationObject, method) : operation,
+        ]),
+      ),
+    ]),
+  );
+}
+
+const HTTP_METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 const DESCRIPTION = `Read API of the commercial property catalogue: projects with their developers, states, communities and sub-communities, and each project's related collections.
 
@@ -491,64 +583,114 @@ const DESCRIPTION = `Read API of the commercial property catalogue: projects wit
 - Image addresses (\`/media/{media_id}/{key}{suffix}\`, and \`/media/c/{account_token}/...\` for accounts given a token) need no key and count toward no limit. The key is the picture's SHA-256, so an exact address never changes (\`Cache-Control: public, max-age=31536000, immutable\`); a replaced picture gets a new key, and its earlier addresses answer 307 to the current one with \`Cache-Control: public, max-age=300\`.
 - Values: project \`nature\` is \`off_plan\` or \`ready\`. Image addresses are served by the service and never expire; document and video file links are signed (\`expires\`, \`signature\`) and public until they expire: an altered link (path, expiry, signature, parameters) answers 403 LINK_INVALID, a genuine one past its expiry 403 LINK_EXPIRED (ask the API again for a new link; a link cannot be extended), and a file that cannot be located 404 DOCUMENT_UNAVAILABLE (VIDEO_NOT_AVAILABLE for a video).
 - Read your own writes: every keyed GET takes \`X-Consistent-After: <position>\`, the X-Log-Position (\`meta.position\`) an admin write answered (a log position: decimal digits). The answer then waits until every read model has applied the log up to it, at most CONSISTENCY_WAIT_MS (2 s by default), so it shows that write; past that 503 PROJECTION_BEHIND with Retry-After, nothing read and no quota spent. A malformed position, or one past the end of the log, is 422 VALIDATION_FAILED naming \`header.X-Consistent-After\`.
-- Within v1 fields and endpoints may be added; clients must ignore unknown JSON fields.`;
+- Server and protocol answers, on any operation: 500 INTERNAL_ERROR (a bug, logged with the request id), 503 SERVICE_UNAVAILABLE with Retry-After when a store the request needs does not answer; and, before a request reaches an operation, 400 BAD_REQUEST (malformed), 408 REQUEST_TIMEOUT, 417 EXPECTATION_FAILED or 431 HEADERS_TOO_LARGE, after which the connection is closed. A method a path does not serve answers 405 METHOD_NOT_ALLOWED with Allow.
+- Within v1 fields and endpoints may be added; clients must ignore unknown JSON fields (no response schema here forbids them). Requests are strict: an unknown body field or query parameter is refused with 422 VALIDATION_FAILED.`;
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Service: 'The health check and this document; neither needs a key.',
+  Projects: 'Published projects: the list (filters, `ids` batches in the summary or the detail view), the change feed and single projects.',
+  'Project resources':
+    "A project's related collections (floor plans, payment plans, media, video, amenities, nearby places, payment methods, FAQs, virtual tours, " +
+    'floor plates, brochure, related projects), and the related-resource batch of up to 25 projects.',
+  Developers: 'Developers of the catalogue; not narrowed by a catalogue restriction.',
+  Communities: 'Communities, each in a state.',
+  States: "States, the top level of the catalogue's geography.",
+  'Sub-communities': 'Sub-communities, each in a community.',
+  Catalog: 'Catalogue metadata: the unit types a project lists under `bedrooms` and other reference values.',
+  'Project PDF generation':
+    "A project's brochure as a PDF: the designs and approved agent profiles a client may use, and the generation itself.",
+  Webhooks:
+    "A client's own webhooks: subscriptions to catalogue events, their signing secrets, recent deliveries and test events. What is sent to a webhook is described under `webhooks`.",
+  Images: 'Image addresses: public, unmetered, and immutable at each exact address.',
+  Documents: 'Signed document links: public until they expire.',
+};
+
+/** The configuration the document depends on. */
+export interface ApiOpenApiOptions {
+  /** PUBLIC_BASE_URL: the `{base_url}` links are built on; unset, the document names the relative /v1. */
+  publicBaseUrl?: string | undefined;
+}
 
 /** The OpenAPI 3.1 document of /v1, generated from the same route table and zod schemas the router uses. */
-export function createApiOpenApiDocument(routes: readonly QueryRoute[]) {
-  const paths: ZodOpenApiPathsObject = {
+export function createApiOpenApiDocument(routes: readonly QueryRoute[], options: ApiOpenApiOptions = {}) {
+  const keyed: ZodOpenApiPathsObject = {};
+  for (const route of routes) (keyed[toOpenApiPath(route.path)] ??= {}).get = acceptingConsistentAfter(operationOf(route));
+  for (const route of webhookRoutes) {
+    const operation = webhookOperationOf(route);
+    (keyed[toOpenApiPath(route.path)] ??= {})[route.method] = route.method === 'get' ? acceptingConsistentAfter(operation) : operation;
+  }
+  (keyed[toOpenApiPath(PROJECT_PDF_PATH)] ??= {}).post = projectPdfOperation();
+  Object.assign(keyed, getsAcceptingConsistentAfter(webhookDeliveryPaths));
+  const service: ZodOpenApiPathsObject = {
     '/health': {
       get: {
         operationId: 'getHealth',
         summary: 'Health check (no key, no quota)',
         tags: ['Service'],
-        security: [],
         responses: {
-          '200': {
-            description: 'Every check passed.',
-            headers: z.object({ 'X-Request-Id': requestIdHeader }),
-            content: { 'application/json': { schema: healthResponseSchema } },
-          },
+          '200': { description: 'Every check passed.', content: { 'application/json': { schema: healthResponseSchema } } },
           '503': {
             description: 'A check failed: status degraded, failing checks false.',
-            headers: z.object({ 'X-Request-Id': requestIdHeader }),
             content: { 'application/json': { schema: healthResponseSchema } },
           },
         },
       },
     },
+  };
+  const document: ZodOpenApiPathsObject = {
     '/openapi.yaml': {
       get: {
         operationId: 'getOpenApiDocument',
         summary: 'This document (no key)',
         tags: ['Service'],
-        security: [],
-        responses: { '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/yaml': { schema: z.string() } } } },
+        requestParams: { header: z.object({ 'X-Request-Id': requestIdParameter, 'If-None-Match': ifNoneMatchParameter }) },
+        responses: {
+          '200': {
+            description: 'The OpenAPI 3.1 document.',
+            headers: z.object({ ETag: etagHeader }),
+            content: { 'application/yaml': { schema: z.string() } },
+          },
+          '304': {
+            description: 'Not modified: If-None-Match matched the current ETag. Empty body.',
+            headers: z.object({ ETag: etagHeader }),
+          },
+        },
       },
     },
   };
-  for (const route of routes) (paths[toOpenApiPath(route.path)] ??= {}).get = acceptingConsistentAfter(operationOf(route));
-  for (const route of webhookRoutes) {
-    const operation = webhookOperationOf(route);
-    (paths[toOpenApiPath(route.path)] ??= {})[route.method] = route.method === 'get' ? acceptingConsistentAfter(operation) : operation;
-  }
-  (paths[toOpenApiPath(PROJECT_PDF_PATH)] ??= {}).post = projectPdfOperation();
-  // Image addresses and document links are answered before authentication, where X-Consistent-After is not read.
-  Object.assign(paths, getsAcceptingConsistentAfter(webhookDeliveryPaths), mediaFilesPaths, documentFilesPaths);
-  return createDocument({
-    openapi: '3.1.0',
-    info: { title: 'Commercial Property Catalogue API', version: '1.0.0', description: DESCRIPTION },
-    servers: [{ url: '/v1', description: '{base_url}' }],
-    security: [{ apiKey: [] }],
-    tags: [...new Set(['Service', ...routes.map((route) => route.tag), 'Webhooks', 'Images', 'Documents'])].map((name) => ({ name })),
-    components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } },
-    },
-    paths,
-    // What the service sends to a webhook's url (OpenAPI 3.1): each event type's body, its headers and signature.
-    webhooks: webhookEvents,
-  });
+  const paths: ZodOpenApiPathsObject = {
+    ...completePaths(service, (operation) => keylessOperation(operation, { readsStores: true })),
+    ...completePaths(document, (operation) => keylessOperation(operation, { readsStores: false })),
+    ...completePaths(keyed, keyedOperation),
+    // Image addresses and document links are answered before authentication, where X-Consistent-After is not read.
+    ...completePaths({ ...mediaFilesPaths, ...documentFilesPaths }, (operation) => keylessOperation(operation, { readsStores: true })),
+  };
+  const tags = [...new Set(['Service', ...routes.map((route) => route.tag), 'Webhooks', 'Images', 'Documents'])];
+  return finishDocument(
+    createDocument(
+      {
+        openapi: '3.1.0',
+        info: {
+          title: 'Commercial Property Catalogue API',
+          version: '1.0.0',
+          description: DESCRIPTION,
+          license: { name: 'Proprietary: use is governed by the API agreement', identifier: 'LicenseRef-Proprietary' },
+        },
+        servers: serversFor(options.publicBaseUrl, '/v1', '{base_url}: the API, version 1.'),
+        security: [{ apiKey: [] }],
+        tags: tags.map((name) => (TAG_DESCRIPTIONS[name] === undefined ? { name } : { name, description: TAG_DESCRIPTIONS[name] })),
+        components: {
+          securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_... or svc_test_...' } },
+        },
+        paths,
+        // What the service sends to a webhook's url (OpenAPI 3.1): each event type's body, its headers and signature.
+        webhooks: webhookEvents,
+      },
+      OPENAPI_OPTIONS,
+    ),
+  );
 }
 
-export function apiOpenApiYaml(routes: readonly QueryRoute[]): string {
-  return stringify(createApiOpenApiDocument(routes), { aliasDuplicateObjects: false });
+export function apiOpenApiYaml(routes: readonly QueryRoute[], options: ApiOpenApiOptions = {}): string {
+  return stringify(createApiOpenApiDocument(routes, options), { aliasDuplicateObjects: false });
 }

@@ -391,7 +391,16 @@ const includeParameter = z
     return names as BatchResourceName[];
   })
   .meta({
-    description: `Comma-separated unique subset of ${BATCH_RESOURCE_NAMES.join(', ')}; hyphenated forms (floor-plans) are accepted.`,
+    description:
+      `Comma-separated unique subset of ${BATCH_RESOURCE_NAMES.join(', ')}; hyphenated forms (floor-plans) are accepted. ` +
+      'A name and its hyphenated form are the same resource: both in one list is refused (422), which the schema cannot say.',
+    // The OpenAPI document describes what the text parses into: a list of these names.
+    override: {
+      type: 'array',
+      items: { type: 'string', enum: [...new Set(BATCH_RESOURCE_NAMES.flatMap((name) => [name, name.replaceAll('_', '-')]))] },
+      minItems: 1,
+      maxItems: BATCH_RESOURCE_NAMES.length,
+    },
   });
 
 const resourcesQuery = z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ZodOpenApiOverrideMetaContext } from 'zod-openapi';
 import { projectNatures } from '../src/catalogue/project.js';
 import { NotFound } from '../src/domain/errors.js';
 import type { Filter, ReadStore } from '../src/readStore/readStore.js';
@@ -36,7 +37,14 @@ const price = (description: string) =>
     .string()
     .regex(/^\d{1,15}(\.\d{1,2})?$/, 'must be a non-negative amount, e.g. 1500000 or 1500000.50')
     .transform(Number)
-    .meta({ description })
+    .meta({
+      description: `${description} At most 15 digits and 2 decimals.`,
+      // The OpenAPI document describes the amount the text parses into.
+      override: ({ jsonSchema }: ZodOpenApiOverrideMetaContext) => {
+        delete jsonSchema.pattern;
+        Object.assign(jsonSchema, { type: 'number', minimum: 0, exclusiveMaximum: 1e15 });
+      },
+    })
     .optional();
 
 const referenceFilter = (what: string) =>
@@ -49,7 +57,7 @@ export const listProjectsQuery = z
     community: referenceFilter('community'),
     state: referenceFilter('state'),
     nature: z.enum(projectNatures, { error: `must be one of ${projectNatures.join(', ')}` }).optional(),
-    min_price: price('Lowest starting_from, inclusive.'),
+    min_price: price('Lowest starting_from, inclusive; not above max_price.'),
     max_price: price('Highest starting_from, inclusive.'),
     updated_since: updatedSinceSchema.meta({ description: 'Only projects whose own updated_at is later than this.' }).optional(),
     ids: idListParameter(
@@ -132,14 +140,26 @@ const listProjects: QueryRoute<z.ZodObject, typeof listProjectsQuery> = {
   description:
     'Published projects, filtered, sorted and paginated. `ids` fetches known projects in one call; with `view=detail` each item is the ' +
     'detail representation and the call costs one quota unit per 10 ids, rounded up (meta.quota_units, X-Quota-Units). Ids that are ' +
-    'unknown, unpublished or inaccessible are omitted and do not count in the pagination totals.',
+    'unknown, unpublished or inaccessible are omitted and do not count in the pagination totals. meta.representation says which ' +
+    'representation the items have: project_summary or project_detail.',
   tag: 'Projects',
   scopes: ['projects:read'],
   entitlements: [],
   params: z.object({}).strict(),
   query: listProjectsQuery,
   response: z.array(z.union([projectDetailSchema, projectSummarySchema])),
-  meta: z.object({ pagination: paginationSchema, quota_units: z.number().int().optional() }),
+  meta: z.object({
+    pagination: paginationSchema,
+    representation: z.enum(['project_summary', 'project_detail']),
+    quota_units: z.number().int().optional(),
+  }),
+  representations: {
+    project_summary: { response: z.array(projectSummarySchema), meta: z.object({ pagination: paginationSchema }) },
+    project_detail: {
+      response: z.array(projectDetailSchema),
+      meta: z.object({ pagination: paginationSchema, quota_units: z.number().int() }),
+    },
+  },
   errors: [],
   weighted: true,
   async handle({ query, baseUrl, access }, { readStore }) {
@@ -154,7 +174,11 @@ const listProjects: QueryRoute<z.ZodObject, typeof listProjectsQuery> = {
     const quotaUnits = detail ? Math.ceil(query.ids!.length / IDS_PER_DETAIL_UNIT) : undefined;
     return {
       data: represent.array(found.items, references, { baseUrl, detailFields: access.detailFields }),
-      meta: { pagination: pagination(page, perPage, found.total), ...(quotaUnits === undefined ? {} : { quota_units: quotaUnits }) },
+      meta: {
+        pagination: pagination(page, perPage, found.total),
+        representation: detail ? 'project_detail' : 'project_summary',
+        ...(quotaUnits === undefined ? {} : { quota_units: quotaUnits }),
+      },
       ...(quotaUnits === undefined ? {} : { quotaUnits }),
     };
   },

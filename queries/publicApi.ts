@@ -32,7 +32,7 @@ export function createPublicApi(
       }),
     },
     documents: { path: DOCUMENT_FILES_MOUNT, router: documentFilesRouter({ blobs, linkSigner, clock }) },
-    openApiYaml: () => apiOpenApiYaml(queryRoutes),
+    openApiYaml: () => apiOpenApiYaml(queryRoutes, { publicBaseUrl }),
     queries: Router()
       .use(
         createProjectPdfRouter({ ...deps.pdf, readStore, blobs, linkSigner, clock, limits, ...(publicBaseUrl ? { publicBaseUrl } : {}) }),

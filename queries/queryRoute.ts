@@ -80,6 +80,12 @@ export interface QueryRoute<Params extends z.ZodType = z.ZodType, Query extends 
   response: z.ZodType;
   /** Schema of the extra `meta` fields, when the operation adds any. */
   meta?: z.ZodType;
+  /**
+   * When the shape of `data` depends on the query (a list's `view`): each shape, with the `meta` fields it
+   * adds, keyed by the `meta.representation` its answers carry. The OpenAPI document then offers one
+   * schema per representation (a oneOf told apart by meta.representation) instead of `response` and `meta`.
+   */
+  representations?: Record<string, { response: z.ZodType; meta: z.ZodObject }>;
   errors: QueryErrorKind[];
   /** The response carries X-Quota-Units. */
   weighted?: boolean;

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { join } from 'node:path';
 import { aedValuesIn } from '../projections/currencyRates.js';
 import { allProjections } from '../projections/index.js';
@@ -108,6 +109,8 @@ export interface RunningService extends ServiceStores {
   roles: ReadonlySet<Role>;
   projector: Projector | null;
   server: Server | null;
+  /** The express app the server runs, whose route table the OpenAPI documents describe; null without the api role. */
+  app: Express | null;
   /** `http://host:port` the API listens on; null without the api role. */
   url: string | null;
   /** The admin token the API accepts; null without the api role. */
@@ -249,6 +252,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     if (renderNotices) cleanups.push(() => renderNotices.close());
 
     let server: Server | null = null;
+    let expressApp: Express | null = null;
     let url: string | null = null;
     if (adminToken !== null) {
       const cache: CacheHealth = config.redisUrl ? createRedisCacheHealth(config.redisUrl) : inProcessCacheHealth;
@@ -345,6 +349,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           ...(options.webhookResolve ? { resolve: options.webhookResolve } : {}),
         },
       });
+      expressApp = app;
       const listening = createHttpServer(app, config.httpServer, logger);
       const connections = trackConnections(listening);
       listening.listen(config.port, config.host);
@@ -426,6 +431,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       roles,
       projector,
       server,
+      app: expressApp,
       url,
       adminToken,
       blobStore,

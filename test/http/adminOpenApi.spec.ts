@@ -98,7 +98,7 @@ describe('GET /admin/openapi.yaml', () => {
     const errorCodes = (status: string) => {
       const response = resolve(document, revise.responses[status]);
       expect(Object.keys(response.headers)).toContain('X-Request-Id');
-      return resolve(document, response.content['application/json'].schema).properties.error.properties.code.enum;
+      return resolve(document, resolve(document, response.content['application/json'].schema).properties.error).properties.code.enum;
     };
     expect(errorCodes('401')).toEqual(['UNAUTHENTICATED']);
     expect(errorCodes('403')).toEqual(['INSUFFICIENT_ROLE']);
@@ -177,7 +177,8 @@ describe('GET /admin/openapi.yaml', () => {
       expect.arrayContaining([expect.objectContaining({ in: 'query', name: 'file_name' })]),
     );
     const codes = (status: string) =>
-      resolve(document, resolve(document, add.responses[status]).content['application/json'].schema).properties.error.properties.code.enum;
+      resolve(document, resolve(document, resolve(document, add.responses[status]).content['application/json'].schema).properties.error)
+        .properties.code.enum;
     expect(codes('413')).toEqual(['PAYLOAD_TOO_LARGE']);
     expect(codes('415')).toEqual(['UNSUPPORTED_MEDIA_TYPE']);
     expect(codes('422')).toEqual(['VALIDATION_FAILED', 'FILE_CONTENT_MISMATCH', 'FILE_CORRUPT']);

@@ -3,11 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { documentFilesPaths } from '../../queries/documentFiles.js';
-import { mediaFilesPaths } from '../../queries/mediaFiles.js';
 import { queryRoutes } from '../../queries/index.js';
-import { webhookRoutes } from '../../src/http/webhookApi.js';
-import { webhookDeliveryPaths } from '../../queries/webhookEventsOpenApi.js';
+import { createApiOpenApiDocument } from '../../queries/openApi.js';
 import type { BrochureRequest } from '../../src/pdf/pdfOptions.js';
 import { request, type Answer } from '../support/http.js';
 import { imageRef, minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
@@ -79,12 +76,29 @@ afterAll(async () => {
   await api.close();
 });
 
-/** The answer's status is documented for the operation, and its body validates against that response's schema. */
+/** Follows a local `$ref` (`#/components/...`) inside the document. */
+function resolve(node: any): any {
+  if (typeof node?.$ref !== 'string') return node;
+  return resolve(
+    node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((current: any, segment: string) => current[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document),
+  );
+}
+
+/**
+ * The answer's status is documented for the operation, it carries every header the response documents as
+ * required, and its body validates against that response's schema.
+ */
 function expectDocumented(openApiPath: string, answer: Answer, method: 'get' | 'post' = 'get'): void {
   const operation = document.paths[openApiPath]?.[method];
   expect(operation, openApiPath).toBeDefined();
   const responseNode = operation.responses[String(answer.status)];
   expect(responseNode, `${openApiPath} documents ${answer.status}`).toBeDefined();
+  for (const [name, header] of Object.entries(resolve(responseNode).headers ?? {})) {
+    if (resolve(header).required) expect(answer.headers.get(name), `${openApiPath} ${answer.status} sends ${name}`).not.toBeNull();
+  }
   if (answer.status === 304) return;
   const responsePointer =
     typeof responseNode.$ref === 'string'
@@ -94,7 +108,40 @@ function expectDocumented(openApiPath: string, answer: Answer, method: 'get' | '
   expect(validate(answer.body), `${openApiPath} ${answer.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
 }
 
+/** Every operation of the document's paths. */
+function operations(): Array<{ path: string; method: string; operation: any }> {
+  return Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, operation]) => ({ path, method, operation })),
+  );
+}
+
+/** The query parameters of GET `path`, by name. */
+function queryParameters(path: string): Record<string, any> {
+  const parameters = document.paths[path].get.parameters.map(resolve).filter((parameter: any) => parameter.in === 'query');
+  return Object.fromEntries(parameters.map((parameter: any) => [parameter.name, parameter]));
+}
+
+/** A query value as a client writes it, read as its parameter's schema says (a list: comma-separated, `style: form`). */
+function documentedValue(schema: any, raw: string): unknown {
+  const scalar = (type: string | undefined, text: string) =>
+    (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  return schema.type === 'array' ? raw.split(',').map((item) => scalar(schema.items?.type, item)) : scalar(schema.type, raw);
+}
+
+/** Whether a validator holding only the document would let this GET through (an unknown parameter it cannot refuse). */
+function documentAccepts(url: string): boolean {
+  const [path, query = ''] = url.split('?');
+  const parameters = queryParameters(path!);
+  return [...new URLSearchParams(query)].every(([name, raw]) => {
+    const parameter = parameters[name];
+    return parameter === undefined || ajv.validate(parameter.schema, documentedValue(parameter.schema, raw));
+  });
+}
+
 const PDF_PATH = '/projects/{project}/pdf';
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** A concrete URL for every documented operation. */
 const EXAMPLE_URLS: Record<string, string> = {
@@ -134,34 +181,6 @@ describe('GET /v1/openapi.yaml', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('when compared with the query and webhook routes, then it documents exactly the operations served (plus /health, itself, image addresses and signed links)', () => {
-    const documents = [...Object.keys(mediaFilesPaths), ...Object.keys(documentFilesPaths)];
-    const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
-    const served = [
-      '/health',
-      '/openapi.yaml',
-      ...documents,
-      ...[...queryRoutes, ...webhookRoutes].map((route) => openApiPath(route.path)),
-      ...Object.keys(webhookDeliveryPaths),
-      PDF_PATH,
-    ];
-    expect(Object.keys(document.paths).sort()).toEqual([...new Set(served)].sort());
-    for (const [path, item] of Object.entries(document.paths) as Array<[string, any]>) {
-      const webhookMethods = webhookRoutes.filter((route) => openApiPath(route.path) === path).map((route) => route.method);
-      const deliveryMethods = Object.keys(webhookDeliveryPaths[path] ?? {});
-      const expected = documents.includes(path)
-        ? ['get', 'head']
-        : webhookMethods.length > 0
-          ? webhookMethods
-          : deliveryMethods.length > 0
-            ? deliveryMethods
-            : path === PDF_PATH
-              ? ['post']
-              : ['get'];
-      expect(Object.keys(item).sort(), path).toEqual(expected.sort());
-    }
-  });
-
   it('when every operation is called, then its real 200 response validates against the document', async () => {
     expect(Object.keys(EXAMPLE_URLS).sort()).toEqual(queryRoutes.map((route) => route.operationId).sort());
     for (const route of queryRoutes) {
@@ -170,6 +189,10 @@ describe('GET /v1/openapi.yaml', () => {
       expectDocumented(route.path.replace(/:(\w+)/g, '{$1}'), answer);
     }
     expectDocumented('/health', await request(api.app.baseUrl, '/v1/health'));
+    const summaries = await api.get('/projects?ids=1,2', key);
+    expect(summaries.body.meta.representation).toBe('project_summary');
+    expectDocumented('/projects', summaries);
+    expect((await api.get(EXAMPLE_URLS.listProjects!, key)).body.meta.representation).toBe('project_detail');
   });
 
   it('when errors are provoked, then their bodies validate against the documented error responses', async () => {
@@ -232,6 +255,193 @@ describe('GET /v1/openapi.yaml', () => {
     const first = await request(api.app.baseUrl, '/v1/openapi.yaml');
     const again = await request(api.app.baseUrl, '/v1/openapi.yaml', { headers: { 'if-none-match': first.headers.get('etag')! } });
     expect(again.status).toBe(304);
+  });
+
+  it('when response schemas are read, then none forbids unknown fields, while every JSON request body refuses them', () => {
+    const reachable = new Set<any>();
+    const collect = (node: any): void => {
+      if (typeof node !== 'object' || node === null || reachable.has(node)) return;
+      reachable.add(node);
+      if (typeof node.$ref === 'string') collect(resolve(node));
+      for (const value of Object.values(node)) collect(value);
+    };
+    for (const { operation } of operations()) {
+      for (const response of Object.values(operation.responses)) collect(resolve(response).content);
+    }
+    const closed = [...reachable].filter((schema) => schema.additionalProperties === false);
+    expect(closed).toEqual([]);
+    const bodies = operations().filter(({ operation }) => operation.requestBody?.content?.['application/json']);
+    expect(bodies.length).toBeGreaterThan(0);
+    for (const { operation } of bodies) {
+      expect(resolve(operation.requestBody.content['application/json'].schema).additionalProperties, operation.operationId).toBe(false);
+    }
+  });
+
+  it('when the list parameters are read, then each is typed and bounded as the service parses it', () => {
+    const listProjects = queryParameters('/projects');
+    expect(listProjects.page.schema).toMatchObject({ type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000, default: 1 });
+    expect(listProjects.per_page.schema).toMatchObject({ type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 });
+    expect(listProjects.min_price.schema).toMatchObject({ type: 'number', minimum: 0 });
+    expect(listProjects.ids).toMatchObject({
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'integer', format: 'int64', minimum: 1 } },
+    });
+    expect(listProjects.view.schema.description).toContain('needs explicit unique ids');
+    const batch = queryParameters('/projects/resources');
+    expect(batch.ids.schema).toMatchObject({ type: 'array', maxItems: 25, uniqueItems: true });
+    expect(batch.include).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', maxItems: 5, uniqueItems: true } });
+    expect(batch.include.schema.items.enum).toEqual(expect.arrayContaining(['media', 'floor_plans', 'floor-plans', 'payment_methods']));
+    for (const path of ['/projects/changes', '/webhooks', '/webhooks/{id}/deliveries', '/developers']) {
+      expect(queryParameters(path).per_page.schema, path).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    }
+    const unbounded = operations().flatMap(({ operation }) =>
+      (operation.parameters ?? [])
+        .map(resolve)
+        .filter(
+          (parameter: any) => parameter.schema.type === 'string' && parameter.schema.maxLength === undefined && !parameter.schema.enum,
+        )
+        .map((parameter: any) => `${operation.operationId} ${parameter.name}`),
+    );
+    expect(unbounded).toEqual([]);
+  });
+
+  it('when deliberately invalid queries are sent, then the document refuses each rule it can express, as the service does', async () => {
+    const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1).join(',');
+    // [URL, whether the service accepts it, whether the document does]: they differ only for rules OpenAPI cannot express.
+    const cases: Array<[string, boolean, boolean]> = [
+      ['/projects?page=1&per_page=100', true, true],
+      ['/projects?page=0', false, false],
+      ['/projects?page=1000001', false, false],
+      ['/projects?per_page=0', false, false],
+      ['/projects?per_page=101', false, false],
+      ['/projects?per_page=ten', false, false],
+      ['/projects?min_price=1500000.50&max_price=2000000', true, true],
+      ['/projects?min_price=-1', false, false],
+      ['/projects?max_price=cheap', false, false],
+      [`/projects?ids=${ids(100)}`, true, true],
+      [`/projects?ids=${ids(101)}`, false, false],
+      ['/projects?ids=1,1', false, false],
+      ['/projects?ids=0', false, false],
+      ['/projects?ids=1,2&view=detail', true, true],
+      ['/projects?view=full', false, false],
+      ['/projects?sort=price', false, false],
+      ['/projects?nature=new', false, false],
+      ['/projects/changes?cursor=start&per_page=101', false, false],
+      ['/webhooks?page=0', false, false],
+      [`/projects/resources?ids=${ids(25)}&include=media`, true, true],
+      [`/projects/resources?ids=${ids(26)}&include=media`, false, false],
+      ['/projects/resources?ids=1,1&include=media', false, false],
+      ['/projects/resources?ids=1&include=media,media', false, false],
+      ['/projects/resources?ids=1&include=videos', false, false],
+      ['/projects/resources?ids=1&include=floor-plans,payment_plans', true, true],
+      // What OpenAPI cannot say, each stated in the description of its parameter (or, for unknown ones, of the API).
+      ['/projects?colour=red', false, true],
+      ['/projects?view=detail', false, true],
+      ['/projects?min_price=10&max_price=5', false, true],
+      ['/projects/resources?ids=1&include=floor_plans,floor-plans', false, true],
+    ];
+    for (const [url, accepted, documented] of cases) {
+      const answer = await api.get(url, key);
+      expect(answer.status, url).toBe(accepted ? 200 : 422);
+      expect(documentAccepts(url), url).toBe(documented);
+    }
+  });
+
+  it('when integers are read, then ids start at 1, counts at 0, none at -(2^53 - 1), and each has a format', () => {
+    const integers: Array<{ name: string; schema: any }> = [];
+    const walk = (node: any, name: string): void => {
+      if (Array.isArray(node)) return node.forEach((item) => walk(item, name));
+      if (typeof node !== 'object' || node === null) return;
+      if (node.type === 'integer') integers.push({ name, schema: node });
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties') for (const [property, schema] of Object.entries(value as object)) walk(schema, property);
+        else walk(value, key === 'anyOf' || key === 'oneOf' ? name : key === 'items' && name.endsWith('_ids') ? name.slice(0, -1) : '');
+      }
+    };
+    walk(document, '');
+    expect(integers.length).toBeGreaterThan(50);
+    expect(integers.filter(({ schema }) => !['int32', 'int64'].includes(schema.format))).toEqual([]);
+    expect(integers.filter(({ schema }) => schema.minimum === -Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(integers.filter(({ name, schema }) => /^(id|.+_id)$/.test(name) && schema.minimum !== 1)).toEqual([]);
+    expect(integers.filter(({ name, schema }) => /_count$|^total$/.test(name) && schema.minimum !== 0)).toEqual([]);
+  });
+
+  it('when schemas are read, then every object has a name and the project list has one schema per representation', () => {
+    const inline: string[] = [];
+    const walk = (node: any, where: string, top: boolean): void => {
+      if (typeof node !== 'object' || node === null) return;
+      if (!top && node.type === 'object' && Object.keys(node.properties ?? {}).length > 0) inline.push(where);
+      // A component `X | null` names the object in it.
+      for (const [key, value] of Object.entries(node)) walk(value, `${where}/${key}`, top && (key === 'anyOf' || /^\d+$/.test(key)));
+    };
+    for (const [name, schema] of Object.entries(document.components.schemas)) walk(schema, name, true);
+    walk(document.paths, 'paths', false);
+    expect(inline).toEqual([]);
+    const list = document.paths['/projects'].get.responses['200'].content['application/json'].schema;
+    expect(list.oneOf).toEqual([{ $ref: '#/components/schemas/ProjectSummaryPage' }, { $ref: '#/components/schemas/ProjectDetailPage' }]);
+    const page = (name: string) => resolve({ $ref: `#/components/schemas/${name}` });
+    expect(page('ProjectSummaryPage').properties.data.items).toEqual({ $ref: '#/components/schemas/ProjectSummary' });
+    expect(page('ProjectDetailPage').properties.data.items).toEqual({ $ref: '#/components/schemas/ProjectDetail' });
+    expect(resolve(page('ProjectDetailPage').properties.meta).properties.representation.const).toBe('project_detail');
+  });
+
+  it('when responses are read, then each operation names the statuses it can answer, with the error body and its headers', () => {
+    const keyless = ['/health', '/openapi.yaml'];
+    const errorCodes = (response: any) => resolve(resolve(response).content['application/json'].schema).properties.error;
+    for (const { path, method, operation } of operations()) {
+      const statuses = Object.keys(operation.responses);
+      const isKeyed = !keyless.includes(path) && !path.startsWith('/media/') && !path.startsWith('/documents/');
+      expect(statuses, operation.operationId).toEqual(expect.arrayContaining(['400', '408', '417', '431', '500']));
+      if (isKeyed) expect(statuses, operation.operationId).toEqual(expect.arrayContaining(['401', '403', '429', '503']));
+      for (const [status, node] of Object.entries(operation.responses)) {
+        const response = resolve(node);
+        const headers = Object.keys(response.headers ?? {});
+        expect(headers, `${operation.operationId} ${status}`).toContain('X-Request-Id');
+        if (/^[45]/.test(status) && !(path === '/health' && status === '503')) {
+          expect(resolve(errorCodes(node)).properties.code.enum, `${operation.operationId} ${status}`).toBeDefined();
+        }
+        const refusal = status === '429' || (status === '503' && path !== '/health');
+        if (refusal) expect(headers, `${operation.operationId} ${status}`).toContain('Retry-After');
+        if (isKeyed && /^(2|304)/.test(status)) {
+          expect(headers, `${operation.operationId} ${status}`).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining']));
+          if (method === 'get') expect(headers, `${operation.operationId} ${status}`).toContain('ETag');
+        }
+      }
+    }
+    const batch = document.paths['/projects/resources'].get.responses;
+    expect(Object.keys(batch['200'].headers)).toContain('X-Quota-Units');
+    expect(resolve(errorCodes(batch['403'])).properties.code.enum).toEqual(
+      expect.arrayContaining(['INSUFFICIENT_SCOPE', 'ENTITLEMENT_REQUIRED', 'API_KEY_REVOKED', 'EVALUATION_PREVIEW_ONLY']),
+    );
+    expect(resolve(errorCodes(batch['429'])).properties.code.enum).toEqual([
+      'BURST_LIMIT_EXCEEDED',
+      'PER_MINUTE_LIMIT_EXCEEDED',
+      'DAILY_LIMIT_EXCEEDED',
+      'MONTHLY_LIMIT_EXCEEDED',
+    ]);
+    expect(resolve(errorCodes(batch['503'])).properties.code.enum).toEqual(['SERVICE_UNAVAILABLE', 'PROJECTION_BEHIND']);
+  });
+
+  it('when security is read, then keyless routes say so and every other operation needs the key', () => {
+    for (const { path, operation } of operations()) {
+      const keyless = ['/health', '/openapi.yaml'].includes(path) || path.startsWith('/media/') || path.startsWith('/documents/');
+      expect(operation.security, operation.operationId).toEqual(keyless ? [] : [{ apiKey: [] }]);
+    }
+    expect(document.info.description).toContain('Only /health, /openapi.yaml, image addresses (/media/...) and signed document links');
+  });
+
+  it('when servers are read, then the relative /v1 stands in unless a public base URL is configured', () => {
+    expect(document.servers.map((server: any) => server.url)).toEqual(['/v1']);
+    const configured = createApiOpenApiDocument(queryRoutes, { publicBaseUrl: 'https://api.example.test/v1' });
+    expect(configured.servers?.map((server) => server.url)).toEqual(['https://api.example.test/v1']);
+  });
+
+  it('when tags and the licence are read, then each tag says what it holds', () => {
+    expect(document.info.license.name).toMatch(/^Proprietary/);
+    const used = new Set(operations().flatMap(({ operation }) => operation.tags));
+    expect(document.tags.map((tag: any) => tag.name).sort()).toEqual([...used].sort());
+    expect(document.tags.filter((tag: any) => !tag.description)).toEqual([]);
   });
 
   it('when the DESIGN.md choices are read, then the description records them', () => {

@@ -13,12 +13,15 @@ import { startService, type StartServiceOptions } from '../../src/service.js';
 import type { ImageDerivatives } from '../../src/media/imageDerivatives.js';
 import type { Projector } from '../../src/projectionEngine/runtime.js';
 import type { DestinationStream } from 'pino';
+import type { Express } from 'express';
 
 /** The admin token test apps accept unless a test asks for the generated-token path. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
 
 export interface TestApp {
   baseUrl: string;
+  /** The express app the server runs (tests read its route table). */
+  express: Express;
   adminToken: string;
   eventStore: EventStore;
   readStore: ReadStore;
@@ -75,9 +78,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     removeBlobDir();
     throw error;
   });
-  if (!service.url || !service.adminToken || !service.projector) throw new Error('The test app runs the api and projector roles.');
+  if (!service.url || !service.app || !service.adminToken || !service.projector)
+    throw new Error('The test app runs the api and projector roles.');
   return {
     baseUrl: service.url,
+    express: service.app,
     adminToken: service.adminToken,
     eventStore: service.eventStore,
     readStore: service.readStore,

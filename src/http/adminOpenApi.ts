@@ -5,10 +5,25 @@ import { ACCEPTED_TYPES, type UploadField } from '../uploads/uploadKinds.js';
 import type { AdminRoute } from './adminRoute.js';
 import { requiredRoleOf } from './adminRoutes/editorRoles.js';
 import { JSON_BODY_LIMIT_BYTES } from './jsonBody.js';
-import { errorResponse, meta, requestIdHeader, requestIdParameter, toOpenApiPath } from './openApiCommon.js';
+import {
+  OPENAPI_OPTIONS,
+  documentedParameters,
+  errorResponse,
+  finishDocument,
+  internalErrorResponse,
+  meta,
+  protocolRefusalResponses,
+  readUnavailableResponse,
+  requestIdHeader,
+  requestIdParameter,
+  serviceUnavailableResponse,
+  toOpenApiPath,
+  withResponseHeaders,
+  withResponses,
+} from './openApiCommon.js';
 import { IF_MATCH_PROBLEM } from './validation.js';
 import { LOG_POSITION_HEADER } from './consistency.js';
-import { acceptingConsistentAfter, logPositionHeader, logPositionMeta } from './consistencyOpenApi.js';
+import { acceptingConsistentAfter, logPositionHeader, logPositionMeta, projectionBehindResponse } from './consistencyOpenApi.js';
 
 const etagHeader = z
   .string()
@@ -30,7 +45,22 @@ const ifMatchParameter = z
     param: { id: 'IfMatch' },
   });
 
+const ifNoneMatchParameter = z
+  .string()
+  .optional()
+  .meta({
+    description: 'The ETag of a GET (strong or weak, a list, or *), compared weakly per RFC 9110; a match answers 304 with an empty body.',
+    param: { id: 'IfNoneMatch' },
+  });
+
 const ERROR_RESPONSES = {
+  badRequest: errorResponse(
+    'BadRequest',
+    'The request cannot be read.',
+    ['BAD_REQUEST'],
+    'BAD_REQUEST: a malformed request (details.part), an HTTP/1.1 request without Host, a path that cannot be decoded, or an X-Forwarded-For ' +
+      'entry from a trusted proxy that is not an IP address (details.header).',
+  ),
   unauthenticated: errorResponse(
     'Unauthenticated',
     'Missing, malformed or unknown token, or an editor token that is revoked, expired or of a deactivated account (one body for all).',
@@ -219,28 +249,97 @@ const DESCRIPTION = `Editor-facing commands, lists and reads of the property cat
 - Agent profiles (the agent page of a client's brochures): draft → submitted → approved or rejected; only approved ones are listed to the client (\`GET /v1/agent-profiles\`). An edit that changes an approved profile (a field or the portrait) sends it back to submitted, out of that list until approved again, so what a brochure prints has always been reviewed.
 - Currency rates (brochure prices in another currency, \`POST /v1/projects/{project}/pdf\` \`currency\`): \`per_aed\` is how many units one AED buys. AED is the base (1); USD and SAR stand at their dollar pegs until an editor sets a rate (removing it restores the peg); EUR, GBP and INR have a rate only once set. A brochure's fingerprint holds the rate, so a new rate makes new brochures.
 - Read your own writes: every write answers the log position of its last event as \`meta.position\` and the header X-Log-Position (a write that changed nothing: the head of the log). Send it as \`X-Consistent-After\` on any GET here or on /v1 and the answer waits until every read model has applied the log up to it (at most CONSISTENCY_WAIT_MS, 2 s by default; then 503 PROJECTION_BEHIND with Retry-After), so a list read right after a write shows it, with no polling or sleeping.
-- A path asked with a method it does not serve answers 405 METHOD_NOT_ALLOWED with Allow; unknown paths 404 NOT_FOUND.`;
+- A path asked with a method it does not serve answers 405 METHOD_NOT_ALLOWED with Allow; unknown paths 404 NOT_FOUND.
+- Server and protocol answers, on any operation: 500 INTERNAL_ERROR (a bug, logged with the request id), 503 SERVICE_UNAVAILABLE with Retry-After when a store the request needs does not answer; and, before a request reaches an operation, 400 BAD_REQUEST (malformed), 408 REQUEST_TIMEOUT, 417 EXPECTATION_FAILED or 431 HEADERS_TOO_LARGE, after which the connection is closed.
+- Responses may gain fields: clients must ignore unknown JSON fields (no response schema here forbids them).`;
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  States: "States, the top level of the catalogue's geography.",
+  Communities: 'Communities, each in a state, with their banners.',
+  'Sub-communities': 'Sub-communities, each in a community.',
+  Developers: 'Developers and their logos.',
+  'Unit types': 'The unit types projects list under `bedrooms` (studio, bedrooms, other).',
+  Projects: 'Projects and their related collections: floor plans, payment plans, gallery, documents, video, amenities and the rest.',
+  Plans: 'Plans: scopes, entitlements, detail fields and limits that clients are given.',
+  Clients: 'API clients: status, network controls, catalogue restriction, evaluation, account token, subscription and usage.',
+  'API keys': "A client's API keys: issue (shown once), rotate, revoke, deactivate; only metadata is ever read back.",
+  'Plan changes': 'Requests to move a client to another plan, from submission through review and payment to taking effect.',
+  'Agent profiles': "The agent pages of clients' brochures, reviewed before a brochure may print them.",
+  'Currency rates': 'Rates of the currencies brochure prices may be shown in, per AED.',
+  Webhooks: "Clients' webhooks as operators see them: enable, disable, history, and a manual retry of a delivery.",
+  Editors: 'Named editor accounts, their roles and their tokens.',
+  Operations: 'The state of the running service.',
+};
+
+/**
+ * What every admin operation has in common, added to what it documents itself: the token, the request id,
+ * conditional GETs, the refusals any request may meet and the server errors.
+ */
+function completeOperation(operation: ZodOpenApiOperationObject, method: string): ZodOpenApiOperationObject {
+  const reads = method === 'get';
+  const responses = { ...operation.responses };
+  // A read behind X-Consistent-After: the store may be unreachable as well as behind.
+  if (responses['503'] === projectionBehindResponse) responses['503'] = readUnavailableResponse;
+  const { requestParams = {} } = operation;
+  const ownHeaders = requestParams.header instanceof z.ZodObject ? requestParams.header.shape : {};
+  const completed = withResponses(
+    {
+      ...operation,
+      security: [{ adminToken: [] }],
+      requestParams: {
+        ...requestParams,
+        ...(requestParams.path ? { path: documentedParameters(requestParams.path) } : {}),
+        ...(requestParams.query ? { query: documentedParameters(requestParams.query) } : {}),
+        header: z.object({ ...ownHeaders, ...(reads ? { 'If-None-Match': ifNoneMatchParameter } : {}) }),
+      },
+      responses,
+    },
+    {
+      ...protocolRefusalResponses,
+      '400': ERROR_RESPONSES.badRequest,
+      ...(reads ? { '304': { description: 'Not modified: If-None-Match matched the current ETag. Empty body.' } } : {}),
+      '500': internalErrorResponse,
+      '503': serviceUnavailableResponse,
+    },
+  );
+  return withResponseHeaders(completed, (status) => ({
+    'X-Request-Id': requestIdHeader,
+    ...(reads && /^(2|304)/.test(status) ? { ETag: etagHeader } : {}),
+  }));
+}
 
 /** The OpenAPI 3.1 document of the admin API, generated from the same route table and schemas the router uses. */
 export function createAdminOpenApiDocument(routes: readonly AdminRoute[]) {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     const pathItem = (paths[toOpenApiPath(route.path)] ??= {});
-    pathItem[route.method] = route.method === 'get' ? acceptingConsistentAfter(operationOf(route)) : operationOf(route);
+    const operation = route.method === 'get' ? acceptingConsistentAfter(operationOf(route)) : operationOf(route);
+    pathItem[route.method] = completeOperation(operation, route.method);
   }
-  return createDocument({
-    openapi: '3.1.0',
-    info: { title: 'Property catalogue admin API', version: '1.0.0', description: DESCRIPTION },
-    servers: [{ url: '/admin/v1' }],
-    security: [{ adminToken: [] }],
-    tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
-    components: {
-      securitySchemes: {
-        adminToken: { type: 'http', scheme: 'bearer', description: "The bootstrap admin token, or an editor account's token." },
+  const tags = [...new Set(routes.map((route) => route.tag))];
+  return finishDocument(
+    createDocument(
+      {
+        openapi: '3.1.0',
+        info: {
+          title: 'Property catalogue admin API',
+          version: '1.0.0',
+          description: DESCRIPTION,
+          license: { name: 'Proprietary: for the operator of this service', identifier: 'LicenseRef-Proprietary' },
+        },
+        servers: [{ url: '/admin/v1', description: 'The admin API, version 1, on the host serving this document.' }],
+        security: [{ adminToken: [] }],
+        tags: tags.map((name) => (TAG_DESCRIPTIONS[name] === undefined ? { name } : { name, description: TAG_DESCRIPTIONS[name] })),
+        components: {
+          securitySchemes: {
+            adminToken: { type: 'http', scheme: 'bearer', description: "The bootstrap admin token, or an editor account's token." },
+          },
+        },
+        paths,
       },
-    },
-    paths,
-  });
+      OPENAPI_OPTIONS,
+    ),
+  );
 }
 
 export function adminOpenApiYaml(routes: readonly AdminRoute[]): string {

@@ -12,6 +12,7 @@ import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { startApiFixture, type ApiFixture } from '../support/apiFixture.js';
 import { request, type Answer } from '../support/http.js';
+import { resolveIn } from '../support/openApiRules.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/testApp.js';
 
 /*
@@ -226,14 +227,7 @@ describe('read your own writes, when no projector runs', () => {
   });
 });
 
-/** Follows a local `$ref` (e.g. `#/components/responses/ProjectionBehind`) inside the document. */
-function resolve(document: any, node: any): any {
-  if (typeof node?.$ref !== 'string') return node;
-  return node.$ref
-    .slice(2)
-    .split('/')
-    .reduce((current: any, segment: string) => current[segment], document);
-}
+const resolve = resolveIn;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
@@ -252,7 +246,8 @@ function getsWithoutConsistentAfter(document: any, operations: Array<{ method: s
     .filter(({ operation }) => {
       const headers = (operation.parameters ?? []).map((parameter: unknown) => resolve(document, parameter).name);
       const behind = resolve(document, operation.responses['503']);
-      const codes = behind && resolve(document, behind.content['application/json'].schema).properties.error.properties.code.enum;
+      const codes =
+        behind && resolve(document, resolve(document, behind.content['application/json'].schema).properties.error).properties.code.enum;
       return !headers.includes(CONSISTENT_AFTER) || !codes?.includes('PROJECTION_BEHIND');
     })
     .map(({ path }) => path);

@@ -7,6 +7,7 @@ import { queryRoutes } from '../../queries/index.js';
 import { createApiOpenApiDocument } from '../../queries/openApi.js';
 import type { BrochureRequest } from '../../src/pdf/pdfOptions.js';
 import { request, type Answer } from '../support/http.js';
+import { closedResponseSchemas, inlineObjects, integersOf, openRequestBodies, operationsOf, resolveIn } from '../support/openApiRules.js';
 import { imageRef, minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, type ApiFixture } from '../support/apiFixture.js';
 
@@ -76,16 +77,7 @@ afterAll(async () => {
   await api.close();
 });
 
-/** Follows a local `$ref` (`#/components/...`) inside the document. */
-function resolve(node: any): any {
-  if (typeof node?.$ref !== 'string') return node;
-  return resolve(
-    node.$ref
-      .slice(2)
-      .split('/')
-      .reduce((current: any, segment: string) => current[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document),
-  );
-}
+const resolve = (node: any): any => resolveIn(document, node);
 
 /**
  * The answer's status is documented for the operation, it carries every header the response documents as
@@ -108,14 +100,7 @@ function expectDocumented(openApiPath: string, answer: Answer, method: 'get' | '
   expect(validate(answer.body), `${openApiPath} ${answer.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
 }
 
-/** Every operation of the document's paths. */
-function operations(): Array<{ path: string; method: string; operation: any }> {
-  return Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
-    Object.entries(item)
-      .filter(([method]) => HTTP_METHODS.includes(method))
-      .map(([method, operation]) => ({ path, method, operation })),
-  );
-}
+const operations = () => operationsOf(document);
 
 /** The query parameters of GET `path`, by name. */
 function queryParameters(path: string): Record<string, any> {
@@ -141,7 +126,6 @@ function documentAccepts(url: string): boolean {
 }
 
 const PDF_PATH = '/projects/{project}/pdf';
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** A concrete URL for every documented operation. */
 const EXAMPLE_URLS: Record<string, string> = {
@@ -258,23 +242,9 @@ describe('GET /v1/openapi.yaml', () => {
   });
 
   it('when response schemas are read, then none forbids unknown fields, while every JSON request body refuses them', () => {
-    const reachable = new Set<any>();
-    const collect = (node: any): void => {
-      if (typeof node !== 'object' || node === null || reachable.has(node)) return;
-      reachable.add(node);
-      if (typeof node.$ref === 'string') collect(resolve(node));
-      for (const value of Object.values(node)) collect(value);
-    };
-    for (const { operation } of operations()) {
-      for (const response of Object.values(operation.responses)) collect(resolve(response).content);
-    }
-    const closed = [...reachable].filter((schema) => schema.additionalProperties === false);
-    expect(closed).toEqual([]);
-    const bodies = operations().filter(({ operation }) => operation.requestBody?.content?.['application/json']);
-    expect(bodies.length).toBeGreaterThan(0);
-    for (const { operation } of bodies) {
-      expect(resolve(operation.requestBody.content['application/json'].schema).additionalProperties, operation.operationId).toBe(false);
-    }
+    expect(closedResponseSchemas(document)).toEqual([]);
+    expect(operations().filter(({ operation }) => operation.requestBody?.content?.['application/json']).length).toBeGreaterThan(0);
+    expect(openRequestBodies(document)).toEqual([]);
   });
 
   it('when the list parameters are read, then each is typed and bounded as the service parses it', () => {
@@ -349,17 +319,7 @@ describe('GET /v1/openapi.yaml', () => {
   });
 
   it('when integers are read, then ids start at 1, counts at 0, none at -(2^53 - 1), and each has a format', () => {
-    const integers: Array<{ name: string; schema: any }> = [];
-    const walk = (node: any, name: string): void => {
-      if (Array.isArray(node)) return node.forEach((item) => walk(item, name));
-      if (typeof node !== 'object' || node === null) return;
-      if (node.type === 'integer') integers.push({ name, schema: node });
-      for (const [key, value] of Object.entries(node)) {
-        if (key === 'properties') for (const [property, schema] of Object.entries(value as object)) walk(schema, property);
-        else walk(value, key === 'anyOf' || key === 'oneOf' ? name : key === 'items' && name.endsWith('_ids') ? name.slice(0, -1) : '');
-      }
-    };
-    walk(document, '');
+    const integers = integersOf(document);
     expect(integers.length).toBeGreaterThan(50);
     expect(integers.filter(({ schema }) => !['int32', 'int64'].includes(schema.format))).toEqual([]);
     expect(integers.filter(({ schema }) => schema.minimum === -Number.MAX_SAFE_INTEGER)).toEqual([]);
@@ -368,16 +328,7 @@ describe('GET /v1/openapi.yaml', () => {
   });
 
   it('when schemas are read, then every object has a name and the project list has one schema per representation', () => {
-    const inline: string[] = [];
-    const walk = (node: any, where: string, top: boolean): void => {
-      if (typeof node !== 'object' || node === null) return;
-      if (!top && node.type === 'object' && Object.keys(node.properties ?? {}).length > 0) inline.push(where);
-      // A component `X | null` names the object in it.
-      for (const [key, value] of Object.entries(node)) walk(value, `${where}/${key}`, top && (key === 'anyOf' || /^\d+$/.test(key)));
-    };
-    for (const [name, schema] of Object.entries(document.components.schemas)) walk(schema, name, true);
-    walk(document.paths, 'paths', false);
-    expect(inline).toEqual([]);
+    expect(inlineObjects(document)).toEqual([]);
     const list = document.paths['/projects'].get.responses['200'].content['application/json'].schema;
     expect(list.oneOf).toEqual([{ $ref: '#/components/schemas/ProjectSummaryPage' }, { $ref: '#/components/schemas/ProjectDetailPage' }]);
     const page = (name: string) => resolve({ $ref: `#/components/schemas/${name}` });

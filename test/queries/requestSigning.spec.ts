@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { request, type Answer } from '../support/http.js';
+import { resolveIn } from '../support/openApiRules.js';
 import { minute, projectCreated, projectEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue, startApiFixture, type ApiFixture, type IssuedKey } from '../support/apiFixture.js';
 
@@ -222,7 +223,7 @@ describe('request signing on /v1 (Authentication rule 6)', () => {
 
   it('when the /v1 contract is read, then the 401 response lists the signing codes and documents the three headers', async () => {
     const document = parse((await request(api.app.baseUrl, '/v1/openapi.yaml')).body);
-    const codes = document.components.schemas.UnauthenticatedError.properties.error.properties.code.enum;
+    const codes = resolveIn(document, document.components.schemas.UnauthenticatedError.properties.error).properties.code.enum;
     expect(codes).toEqual(
       expect.arrayContaining(['UNAUTHENTICATED', 'SIGNATURE_REQUIRED', 'SIGNATURE_INVALID', 'SIGNATURE_EXPIRED', 'NONCE_REUSED']),
     );

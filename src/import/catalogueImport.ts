@@ -1,0 +1,173 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { SlugTaken } from '../domain/slugReservations.js';
+import { WrongExpectedRevisionError } from '../eventStore/eventStore.js';
+import { ImportBatch, WorkingCatalogue, type ImportDeps } from './importBatch.js';
+import { importLineSchema, lineIssueFields } from './importLines.js';
+import type { SourceLine } from './ndjsonLines.js';
+import { withOrderedEventIds } from './orderedEventIds.js';
+import { importLine, LineRefused, type LineError, type LineOutcome } from './recordImports.js';
+
+export type { ImportDeps } from './importBatch.js';
+
+/** Lines decided and written together: few appends per batch, and a crash loses at most the batch's work. */
+export const DEFAULT_BATCH_LINES = 1_000;
+/**
+ * How often a batch is decided afresh when one of its appends was refused as stale: another import, or an
+ * editor, wrote to the same id sequence, key stream, slug or record in between.
+ */
+const MAX_BATCH_ATTEMPTS = 5;
+/** Longest stretch of deciding without letting the process's other work (HTTP requests) run. */
+const YIELD_EVERY_MS = 20;
+
+export interface ImportRefusal {
+  line: number;
+  /** The line's `type` and `key`, when it had them. */
+  type: string | null;
+  key: string | null;
+  error: LineError;
+}
+
+export interface ImportProgress {
+  /** Lines read so far (blank ones included), and the bytes they took. */
+  lines: number;
+  bytes: number;
+  accepted: number;
+  refused: number;
+  /** Events appended so far: the records' own, without id claims, key bindings and slug reservations. */
+  events: number;
+}
+
+export interface ImportReport extends ImportProgress {
+  created: number;
+  revised: number;
+  unchanged: number;
+  seconds: number;
+}
+
+export interface ImportOptions {
+  /** Who the events are recorded as (event metadata `actor`). */
+  actor: string;
+  batchLines?: number;
+  /** After each batch is written. */
+  onProgress?: (progress: ImportProgress) => void;
+  /** For each refused line, in line order, once its batch is written. */
+  onRefusal?: (refusal: ImportRefusal) => void;
+}
+
+/** The import stopped: a batch kept being refused by concurrent writes. Lines of earlier batches are written. */
+export class ImportInterrupted extends Error {
+  constructor(
+    readonly firstLine: number,
+    cause: unknown,
+  ) {
+    super(`the batch from line ${firstLine} on was refused ${MAX_BATCH_ATTEMPTS} times by concurrent writes; run the import again`, {
+      cause,
+    });
+    this.name = 'ImportInterrupted';
+  }
+}
+
+type LineResult = { line: number; outcome: LineOutcome } | { refusal: ImportRefusal };
+
+/**
+ * Imports NDJSON lines of catalogue records (src/import/importLines.ts). Each line is parsed by its record's
+ * schema and decided by the same command slices as the admin API, on the catalogue as the log and the lines
+ * before it have left it; a refused line is reported and writes nothing. Accepted lines are written a batch at
+ * a time (see ImportBatch.write). Idempotent by key: running a file again appends nothing for the lines it
+ * has already imported, and a line whose data changed revises its record.
+ */
+export async function importCatalogue(deps: ImportDeps, source: AsyncIterable<SourceLine>, options: ImportOptions): Promise<ImportReport> {
+  const started = performance.now();
+  const working = await WorkingCatalogue.open({ ...deps, eventStore: withOrderedEventIds(deps.eventStore) });
+  const report: ImportReport = { lines: 0, bytes: 0, accepted: 0, refused: 0, events: 0, created: 0, revised: 0, unchanged: 0, seconds: 0 };
+  const batchLines = options.batchLines ?? DEFAULT_BATCH_LINES;
+  let lastYield = performance.now();
+
+  const decideBatch = async (lines: readonly SourceLine[]): Promise<{ batch: ImportBatch; results: LineResult[] }> => {
+    const batch = new ImportBatch(working);
+    const results: LineResult[] = [];
+    for (const line of lines) {
+      results.push(await decideLine(batch, line, options.actor));
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await nextTurn();
+        lastYield = performance.now();
+      }
+    }
+    return { batch, results };
+  };
+
+  const runBatch = async (lines: readonly SourceLine[]) => {
+    for (let attempt = 1; ; attempt++) {
+      const { batch, results } = await decideBatch(lines);
+      try {
+        await batch.write();
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError || error instanceof SlugTaken)) throw error;
+        if (attempt === MAX_BATCH_ATTEMPTS) throw new ImportInterrupted(lines[0]!.line, error);
+        await working.reloadKeys();
+        continue;
+      }
+      report.events += batch.eventCount;
+      for (const result of results) {
+        if ('refusal' in result) {
+          report.refused += 1;
+          options.onRefusal?.(result.refusal);
+        } else {
+          report.accepted += 1;
+          report[result.outcome] += 1;
+        }
+      }
+      const last = lines.at(-1)!;
+      report.lines = last.line;
+      report.bytes = last.end;
+      options.onProgress?.({ ...report });
+      return;
+    }
+  };
+
+  let lines: SourceLine[] = [];
+  for await (const line of source) {
+    lines.push(line);
+    if (lines.length >= batchLines) {
+      await runBatch(lines);
+      lines = [];
+    }
+  }
+  if (lines.length > 0) await runBatch(lines);
+  report.seconds = (performance.now() - started) / 1000;
+  return report;
+}
+
+async function decideLine(batch: ImportBatch, source: SourceLine, actor: string): Promise<LineResult> {
+  const refuse = (error: LineError, record: { type?: unknown; key?: unknown } = {}): LineResult => ({
+    refusal: {
+      line: source.line,
+      type: typeof record.type === 'string' ? record.type : null,
+      key: typeof record.key === 'string' ? record.key : null,
+      error,
+    },
+  });
+  const invalid = (fields: Record<string, string>, message = 'The line is not a valid record.'): LineError => ({
+    code: 'VALIDATION_FAILED',
+    message,
+    details: { fields },
+  });
+
+  if ('problem' in source) return refuse(invalid({ line: source.problem }));
+  let value: unknown;
+  try {
+    value = JSON.parse(source.text);
+  } catch {
+    return refuse(invalid({ line: 'must be one JSON object' }, 'The line is not valid JSON.'));
+  }
+  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { type?: unknown; key?: unknown }) : {};
+  const parsed = importLineSchema.safeParse(value);
+  if (!parsed.success) return refuse(invalid(lineIssueFields(parsed.error.issues)), record);
+  try {
+    const outcome = await importLine({ batch, now: batch.deps.clock().toISOString(), actor }, parsed.data);
+    return { line: source.line, outcome };
+  } catch (error) {
+    if (error instanceof LineRefused) return refuse(error.error, record);
+    throw error;
+  }
+}

@@ -1,0 +1,259 @@
+import { communityAggregate } from '../catalogue/community.js';
+import type { CatalogueReferences } from '../catalogue/catalogueReferences.js';
+import { developerAggregate } from '../catalogue/developer.js';
+import { projectAggregate, type Project } from '../catalogue/project.js';
+import { stateAggregate } from '../catalogue/state.js';
+import type { StoredFiles } from '../catalogue/storedFiles.js';
+import { subCommunityAggregate } from '../catalogue/subCommunity.js';
+import { unitTypeAggregate } from '../catalogue/unitType.js';
+import type { Aggregate } from '../domain/decider.js';
+import { idSequenceStream, peekNextId, type PeekedId } from '../domain/idAllocator.js';
+import { assertSlugAvailable, releaseSlug, reserveSlug, SlugTaken } from '../domain/slugReservations.js';
+import type { DomainEvent, EventStore, NewEvent } from '../eventStore/eventStore.js';
+import { ImportKeys, type KeyBinding, type NewKeyBinding } from './importKeys.js';
+import type { ImportRecordType } from './importLines.js';
+
+/** How many projects an import keeps folded between batches (lines of a project's parts usually follow it closely). */
+const CACHED_PROJECTS = 2_000;
+/** The field a slug taken by another resource is reported under. */
+export const SLUG_FIELD = 'data.slug';
+
+type AnyAggregate = Aggregate<unknown, DomainEvent>;
+
+export interface Folded<State> {
+  state: State;
+  /** The stream's revision; null when it does not exist. */
+  revision: number | null;
+}
+
+export interface ImportDeps {
+  eventStore: EventStore;
+  /** What the blob store holds: the files a line names must be stored ones, as for the single commands. */
+  storedFiles: StoredFiles;
+  clock: () => Date;
+}
+
+interface SlugReservation {
+  resourceType: string;
+  slug: string;
+  resourceId: number;
+  aggregate: AnyAggregate;
+}
+
+/**
+ * What an import knows across its batches: the key bindings, and the aggregates it has folded (read from the
+ * log, or as its own appends left them), so that a record it created is decided on from memory.
+ */
+export class WorkingCatalogue {
+  private readonly folded = new Map<string, Folded<unknown>>();
+  private readonly projectStreams = new Set<string>();
+  /** Whether each project seen is deleted: what related-project checks need, kept for every project. */
+  private readonly projectDeleted = new Map<number, boolean>();
+
+  private constructor(
+    readonly deps: ImportDeps,
+    public keys: ImportKeys,
+  ) {}
+
+  static async open(deps: ImportDeps): Promise<WorkingCatalogue> {
+    return new WorkingCatalogue(deps, await ImportKeys.load(deps.eventStore));
+  }
+
+  async reloadKeys(): Promise<void> {
+    this.keys = await ImportKeys.load(this.deps.eventStore);
+  }
+
+  async load<State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, id: number): Promise<Folded<State>> {
+    const stream = aggregate.streamName(id);
+    const known = this.folded.get(stream) as Folded<State> | undefined;
+    if (known) return known;
+    const events = await this.deps.eventStore.readStream(stream);
+    let state = aggregate.initialState();
+    for (const event of events) state = aggregate.evolve(state, event as unknown as Event);
+    const loaded = { state, revision: events.at(-1)?.revision ?? null };
+    this.remember(aggregate, id, loaded);
+    return loaded;
+  }
+
+  async projectInCatalogue(id: number): Promise<boolean> {
+    const deleted = this.projectDeleted.get(id);
+    if (deleted !== undefined) return !deleted;
+    const { state } = await this.load(projectAggregate, id);
+    return state !== null && !state.deleted;
+  }
+
+  remember<State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, id: number, folded: Folded<State>): void {
+    const stream = aggregate.streamName(id);
+    this.folded.delete(stream);
+    this.folded.set(stream, folded);
+    if (aggregate !== (projectAggregate as unknown)) return;
+    const project = folded.state as Project | null;
+    if (project) this.projectDeleted.set(id, project.deleted);
+    this.projectStreams.delete(stream);
+    this.projectStreams.add(stream);
+    if (this.projectStreams.size > CACHED_PROJECTS) {
+      const oldest = this.projectStreams.values().next().value!;
+      this.projectStreams.delete(oldest);
+      this.folded.delete(oldest);
+    }
+  }
+
+  /** After an append was refused as stale: the stream is read again when next needed. */
+  forget(stream: string): void {
+    this.folded.delete(stream);
+    this.projectStreams.delete(stream);
+  }
+}
+
+interface PendingStream {
+  aggregate: AnyAggregate;
+  id: number;
+  /** The revision the append expects: the stream as it was read, before this batch. */
+  expected: number | 'no_stream';
+  state: unknown;
+  events: NewEvent[];
+}
+
+/** A line's effect, applied to the batch only once the whole line was accepted. */
+export interface LineChanges {
+  stream: { aggregate: AnyAggregate; id: number; before: Folded<unknown>; state: unknown; events: NewEvent[] };
+  binding?: NewKeyBinding;
+  /** The id sequence the line took its new id from (the id peeked with peekId). */
+  takesIdOf?: string;
+  reserve?: SlugReservation;
+  release?: SlugReservation;
+}
+
+/**
+ * One batch of lines: decided one after the other on the working catalogue plus what earlier lines of the
+ * batch did, then written with few appends: each id sequence once, the key bindings once, each slug once,
+ * each record's stream once (however many lines of the batch touched it).
+ */
+export class ImportBatch {
+  private readonly streams = new Map<string, PendingStream>();
+  private readonly ids = new Map<string, { peeked: PeekedId; taken: number }>();
+  private readonly bindings = new Map<string, NewKeyBinding>();
+  private readonly reservations: SlugReservation[] = [];
+  private readonly releases: SlugReservation[] = [];
+  /** `<resourceType>:<slug>` to the id of the batch's record that takes it. */
+  private readonly slugsTaken = new Map<string, number>();
+
+  constructor(readonly working: WorkingCatalogue) {}
+
+  get deps(): ImportDeps {
+    return this.working.deps;
+  }
+
+  binding(type: ImportRecordType, key: string): KeyBinding | undefined {
+    return this.bindings.get(`${type}:${key}`) ?? this.working.keys.get(type, key);
+  }
+
+  /** The aggregate as the lines before have left it. */
+  async load<State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, id: number): Promise<Folded<State>> {
+    const pending = this.streams.get(aggregate.streamName(id));
+    if (pending) return { state: pending.state as State, revision: pending.expected === 'no_stream' ? null : pending.expected };
+    return this.working.load(aggregate, id);
+  }
+
+  async projectInCatalogue(id: number): Promise<boolean> {
+    const pending = this.streams.get(projectAggregate.streamName(id));
+    if (!pending) return this.working.projectInCatalogue(id);
+    const project = pending.state as Project | null;
+    return project !== null && !project.deleted;
+  }
+
+  /** The next free id of a sequence; it is taken only when a line using it is applied. */
+  async peekId(sequence: string): Promise<number> {
+    let entry = this.ids.get(sequence);
+    if (!entry) this.ids.set(sequence, (entry = { peeked: await peekNextId(this.deps.eventStore, sequence), taken: 0 }));
+    return entry.peeked.id + entry.taken;
+  }
+
+  /** SlugTaken (reported at `data.slug`) when another record holds the slug or takes it earlier in the batch. */
+  async assertSlugAvailable(reservation: SlugReservation): Promise<void> {
+    const taker = this.slugsTaken.get(`${reservation.resourceType}:${reservation.slug}`);
+    if (taker !== undefined && taker !== reservation.resourceId)
+      throw new SlugTaken(reservation.resourceType, reservation.slug, SLUG_FIELD);
+    await assertSlugAvailable(this.deps.eventStore, reservation, (owner) => this.exists(reservation.aggregate, owner), SLUG_FIELD);
+  }
+
+  apply(changes: LineChanges): void {
+    const { aggregate, id, before, state, events } = changes.stream;
+    const stream = aggregate.streamName(id);
+    const pending = this.streams.get(stream);
+    if (pending) {
+      pending.state = state;
+      pending.events.push(...events);
+    } else if (events.length > 0) {
+      this.streams.set(stream, { aggregate, id, expected: before.revision ?? 'no_stream', state, events: [...events] });
+    }
+    if (changes.binding) this.bindings.set(`${changes.binding.type}:${changes.binding.key}`, changes.binding);
+    if (changes.takesIdOf) this.ids.get(changes.takesIdOf)!.taken += 1;
+    if (changes.reserve) {
+      this.reservations.push(changes.reserve);
+      this.slugsTaken.set(`${changes.reserve.resourceType}:${changes.reserve.slug}`, changes.reserve.resourceId);
+    }
+    if (changes.release) this.releases.push(changes.release);
+  }
+
+  get eventCount(): number {
+    let count = 0;
+    for (const pending of this.streams.values()) count += pending.events.length;
+    return count;
+  }
+
+  /**
+   * Writes the batch in an order that a crash at any point leaves resumable: the ids are claimed, then the
+   * keys bound to them, then the slugs reserved for them, then the records' events appended, then replaced
+   * slugs released. Each write that succeeds is taken into the working catalogue at once, so that a batch
+   * decided again after a refused append (a concurrent edit or import) starts from what is stored.
+   */
+  async write(): Promise<void> {
+    const { eventStore } = this.deps;
+    for (const [sequence, { peeked, taken }] of this.ids) {
+      if (taken === 0) continue;
+      const claims = Array.from({ length: taken }, () => ({ type: 'IdAllocated', data: { resourceType: sequence } }));
+      await eventStore.appendToStream(idSequenceStream(sequence), claims, { expectedRevision: peeked.sequenceRevision ?? 'no_stream' });
+    }
+    await this.working.keys.bind(eventStore, [...this.bindings.values()]);
+    for (const reservation of this.reservations) {
+      await reserveSlug(eventStore, reservation, (owner) => this.exists(reservation.aggregate, owner), SLUG_FIELD);
+    }
+    for (const [stream, pending] of this.streams) {
+      try {
+        const appended = await eventStore.appendToStream(stream, pending.events, { expectedRevision: pending.expected });
+        this.working.remember(pending.aggregate, pending.id, { state: pending.state, revision: appended.nextExpectedRevision });
+      } catch (error) {
+        this.working.forget(stream);
+        throw error;
+      }
+    }
+    for (const release of this.releases) await releaseSlug(eventStore, release);
+  }
+
+  private async exists(aggregate: AnyAggregate, id: number): Promise<boolean> {
+    if (this.streams.has(aggregate.streamName(id))) return true;
+    return (await this.working.load(aggregate, id)).revision !== null;
+  }
+}
+
+/** CatalogueReferences answered from the batch: what earlier lines did, then the working catalogue, then the log. */
+export function batchReferences(batch: ImportBatch): CatalogueReferences {
+  const folded = async <State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, id: number) =>
+    (await batch.load(aggregate, id)).state;
+  return {
+    stateExists: async (id) => (await folded(stateAggregate, id)) !== null,
+    async community(id) {
+      const community = await folded(communityAggregate, id);
+      return community ? { state_id: community.state_id } : null;
+    },
+    async subCommunity(id) {
+      const subCommunity = await folded(subCommunityAggregate, id);
+      return subCommunity ? { community_id: subCommunity.community_id } : null;
+    },
+    developerExists: async (id) => (await folded(developerAggregate, id)) !== null,
+    unitTypeExists: async (id) => (await folded(unitTypeAggregate, id)) !== null,
+    projectInCatalogue: (id) => batch.projectInCatalogue(id),
+    storedFile: (key) => batch.deps.storedFiles.describe(key),
+  };
+}

@@ -544,7 +544,9 @@ async function pickListPage(base: string, auth: Record<string, string>, states: 
 
 /**
  * (b) against two fresh API processes on the same DATA_DIR, METRICS=on and METRICS=off, in interleaved rounds;
- * each is checked to be in the mode asked for (/metrics answers with the admin token, or is not served).
+ * each is checked to be in the mode asked for (/metrics answers with the admin token, or is not served). Besides
+ * throughput, each process's CPU time per request over the measured rounds: on a machine whose other load
+ * comes and goes, the CPU a request costs moves less than the requests a second a process gets through.
  */
 async function measureMetricsOverhead(
   dataDir: string,
@@ -572,17 +574,27 @@ async function measureMetricsOverhead(
   process.stdout.write(
     `measuring (b) with metrics on and off, ${options.duration} s each at ${options.connections} connections, in ${options.rounds} interleaved rounds...\n`,
   );
-  const [on, off] = (await measureInterleaved(scenarios, options)) as [Measured, Measured];
+  const cpuNow = () => started.map((child) => cpuSecondsOf(child.pid));
+  let cpuAfterWarmUp: Array<number | null> = [];
+  const [on, off] = (await measureInterleaved(scenarios, options, options.connections, async () => {
+    cpuAfterWarmUp = cpuNow();
+  })) as [Measured, Measured];
+  const cpuUsed = cpuNow().map((seconds, index) =>
+    seconds === null || cpuAfterWarmUp[index] == null ? null : seconds - cpuAfterWarmUp[index]!,
+  );
   for (const child of started) {
     await stopProcess(child);
     children.delete(child);
   }
-  return { on, off };
+  const perRequest = (seconds: number | null, measured: Measured) => (seconds === null ? null : (seconds / measured.responses) * 1e6);
+  return { on, off, cpuMicrosecondsPerRequest: { on: perRequest(cpuUsed[0]!, on), off: perRequest(cpuUsed[1]!, off) } };
 }
 
 interface MetricsResult {
   on: Measured;
   off: Measured;
+  /** CPU time of each process over the measured rounds per response; null without /proc. */
+  cpuMicrosecondsPerRequest: { on: number | null; off: number | null };
 }
 
 interface LimiterMode {
@@ -837,6 +849,12 @@ function report(results: Measured[], fewer: Measured, limiter: LimiterResult[], 
   );
   process.stdout.write(row(metrics.on, metricsRatio.toFixed(3)));
   process.stdout.write(row(metrics.off, '1.000'));
+  const cpu = metrics.cpuMicrosecondsPerRequest;
+  if (cpu.on !== null && cpu.off !== null) {
+    process.stdout.write(
+      `CPU per request: METRICS=on ${cpu.on.toFixed(1)} us, off ${cpu.off.toFixed(1)} us (off / on ${(cpu.off / cpu.on).toFixed(3)}: the throughput ratio at equal CPU)\n`,
+    );
+  }
 
   const targets: Array<{ name: string; met: boolean | null; reason?: string }> = [
     { name: '(b) >= 0.5 x (a)', met: ratio(detail) >= 0.5 },

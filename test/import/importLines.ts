@@ -54,11 +54,15 @@ export const projectLine = (key: string, data: Record<string, unknown> = {}) => 
   },
 });
 
-export const partLines = (project: string) => [
+/** A floor plan, a payment plan and a gallery picture of the project; the pictures are `picture()`'s unless given. */
+export const partLines = (
+  project: string,
+  images: { floorPlan: ImageRef; gallery: ImageRef } = { floorPlan: picture('plan-a'), gallery: picture('facade') },
+) => [
   {
     type: 'floor_plan',
     key: `${project}-fp-a`,
-    data: { project, title: 'Type A', unit_type: 'ut-studio', price: 900_000, image: picture('plan-a') },
+    data: { project, title: 'Type A', unit_type: 'ut-studio', price: 900_000, image: images.floorPlan },
   },
   {
     type: 'payment_plan',
@@ -72,7 +76,7 @@ export const partLines = (project: string) => [
       ],
     },
   },
-  { type: 'gallery_picture', key: `${project}-g1`, data: { project, caption: 'Facade', image: picture('facade') } },
+  { type: 'gallery_picture', key: `${project}-g1`, data: { project, caption: 'Facade', image: images.gallery } },
 ];
 
 /** The lines as an NDJSON file's bytes; a string is written as it is (a line that is not JSON). */

@@ -3,6 +3,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { z } from 'zod';
 import { appendingAs } from '../access/editorActor.js';
 import { ValidationFailed } from '../domain/errors.js';
+import type { UploadStaging } from '../uploads/staging.js';
 import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from './adminRoute.js';
 import { accessListRoutes } from './adminRoutes/accessListRoutes.js';
@@ -10,9 +11,10 @@ import { accessRoutes } from './adminRoutes/accessRoutes.js';
 import { agentProfileRoutes } from './adminRoutes/agentProfileRoutes.js';
 import { catalogueListRoutes } from './adminRoutes/catalogueListRoutes.js';
 import { currencyRateRoutes } from './adminRoutes/currencyRateRoutes.js';
-import { requiredRoleOf } from './adminRoutes/editorRoles.js';
+import { allowedRolesOf } from './adminRoutes/editorRoles.js';
 import { editorRoutes } from './adminRoutes/editorRoutes.js';
 import { historyRoutes, readableAsOf } from './adminRoutes/historyRoutes.js';
+import { importRouter } from './adminRoutes/importRoutes.js';
 import { planChangeRoutes } from './adminRoutes/planChangeRoutes.js';
 import { projectRoutes } from './adminRoutes/projectRoutes.js';
 import { referenceDataRoutes } from './adminRoutes/referenceDataRoutes.js';
@@ -75,13 +77,13 @@ function entityTag(route: AdminRoute, result: AdminRouteResult): string | undefi
 }
 
 /**
- * Refuses a caller whose role does not include the one the operation needs (src/http/adminRoutes/editorRoles.ts),
- * before its body is read: a refused upload is not stored.
+ * Refuses a caller whose role may not run the operation (src/http/adminRoutes/editorRoles.ts), before its body
+ * is read: a refused upload is not stored.
  */
 function roleCheck(route: AdminRoute): RequestHandler {
-  const required = requiredRoleOf(route.operationId);
+  const allowed = allowedRolesOf(route.operationId);
   return (_req, res, next) => {
-    requireRole(adminCallerOf(res), required);
+    requireRole(adminCallerOf(res), allowed);
     next();
   };
 }
@@ -103,6 +105,8 @@ function appendingAsCaller(route: AdminRoute, deps: AdminDeps, res: Response): A
 /** What the admin router runs on: the routes' dependencies and the receiver of uploaded files. */
 export interface AdminRouterDeps extends AdminDeps {
   uploads: UploadReceiver;
+  /** Where `POST /imports` stages a catalogue file; absent = no import endpoint (src/http/adminRoutes/importRoutes.ts). */
+  importStaging?: UploadStaging;
 }
 
 /**
@@ -137,7 +141,8 @@ function requestBody(route: AdminRoute, uploads: UploadReceiver): RequestHandler
  */
 export function createAdminRouter(routes: readonly AdminRoute[], deps: AdminRouterDeps): Router {
   const router = Router();
-  const { uploads, ...routeDeps } = deps;
+  const { uploads, importStaging, ...routeDeps } = deps;
+  if (importStaging) router.use(importRouter({ ...routeDeps, staging: importStaging }));
   for (const route of routes) {
     router[route.method](route.path, roleCheck(route), requestBody(route, uploads), async (req, res) => {
       const input = parseInput(route, req);

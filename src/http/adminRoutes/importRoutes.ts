@@ -13,7 +13,7 @@ import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../httpErrors
 import { rejectOtherMethods } from '../methodNotAllowed.js';
 import { requestContextOf } from '../requestContext.js';
 import { sendData } from '../responses.js';
-import { requiredRoleOf } from './editorRoles.js';
+import { allowedRolesOf } from './editorRoles.js';
 
 /** The operation's id in the role table (src/http/adminRoutes/editorRoles.ts). */
 export const IMPORT_OPERATION_ID = 'importCatalogue';
@@ -86,10 +86,10 @@ function appendingAsCaller(eventStore: EventStore, res: Response): EventStore {
  */
 export function importRouter(deps: ImportRouteDeps): Router {
   const router = Router();
-  const required = requiredRoleOf(IMPORT_OPERATION_ID);
+  const allowed = allowedRolesOf(IMPORT_OPERATION_ID);
   let running = false;
   router.post('/imports', async (req, res) => {
-    requireRole(adminCallerOf(res), required);
+    requireRole(adminCallerOf(res), allowed);
     let staged: StagedFile;
     try {
       refuseUnreadableBody(req);

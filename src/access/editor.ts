@@ -3,17 +3,13 @@ import { NotFound } from '../domain/errors.js';
 import type { DomainEvent } from '../eventStore/eventStore.js';
 
 /**
- * What a named account of the admin API may do, least first; each role includes every role before it:
- * `editor` runs the catalogue commands, `publisher` also publishes, unpublishes and deletes, `operator` also
- * manages who may use /v1 (clients, keys, plans, subscriptions, usage, webhooks), `admin` everything, the
- * editor accounts too. The order is what makes "the role a command needs" one role, which a refusal names.
+ * The roles of a named account of the admin API, least first: `editor` reads and edits the catalogue,
+ * `publisher` also publishes, unpublishes and deletes, `operator` manages who may use /v1 (clients, keys,
+ * plans, subscriptions, usage, webhooks) and reads the catalogue, `admin` does everything, the editor accounts
+ * too. Each is a set of permission groups, not a rung: src/http/adminRoutes/editorRoles.ts says which.
  */
 export const EDITOR_ROLES = ['editor', 'publisher', 'operator', 'admin'] as const;
 export type EditorRole = (typeof EDITOR_ROLES)[number];
-
-/** True when `role` includes `required` (see EDITOR_ROLES). */
-export const roleIncludes = (role: EditorRole, required: EditorRole): boolean =>
-  EDITOR_ROLES.indexOf(role) >= EDITOR_ROLES.indexOf(required);
 
 /**
  * A token as the account keeps it: never the token, nor its hash (that is in the event that issued it and in

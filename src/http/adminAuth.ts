@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { ADMIN_EDITORS, EDITOR_TOKENS, type AdminEditorDoc, type EditorTokenDoc } from '../../projections/editors.js';
-import { editorActorId, roleIncludes, tokenIsLive, type EditorRole } from '../access/editor.js';
+import { editorActorId, tokenIsLive, type EditorRole } from '../access/editor.js';
 import { hashEditorToken } from '../access/editorTokens.js';
 import { ADMIN_TOKEN_MIN_LENGTH } from '../config.js';
 import { ApiError } from '../domain/errors.js';
@@ -29,18 +29,23 @@ export interface AdminCaller {
   clientAddress: string | null;
 }
 
-/** 403 for an authenticated caller whose role does not include the one the operation needs. */
+/**
+ * 403 for an authenticated caller whose role may not run the operation: `allowed_roles` are every role that
+ * may (least first, see EDITOR_ROLES), `required_role` the least of them, which refusals named when the roles
+ * were a ladder and clients may still read.
+ */
 export class InsufficientRole extends ApiError {
-  constructor(required: EditorRole, role: EditorRole) {
-    super(403, 'INSUFFICIENT_ROLE', `This operation needs the role ${required} (or one that includes it); the caller's role is ${role}.`, {
-      required_role: required,
+  constructor(allowed: readonly EditorRole[], role: EditorRole) {
+    super(403, 'INSUFFICIENT_ROLE', `This operation is for the roles ${allowed.join(', ')}; the caller's role is ${role}.`, {
       role,
+      allowed_roles: allowed,
+      required_role: allowed[0],
     });
   }
 }
 
-export function requireRole(caller: AdminCaller, required: EditorRole): void {
-  if (!roleIncludes(caller.role, required)) throw new InsufficientRole(required, caller.role);
+export function requireRole(caller: AdminCaller, allowed: readonly EditorRole[]): void {
+  if (!allowed.includes(caller.role)) throw new InsufficientRole(allowed, caller.role);
 }
 
 const CALLER_KEY = 'adminCaller';
@@ -73,8 +78,8 @@ export interface AdminAuthDeps {
   clock: () => Date;
   /** TRUSTED_PROXIES: whose X-Forwarded-For names the client address recorded with a command. */
   trustedProxies?: readonly string[];
-  /** A role every request must have (the /metrics scrape); omitted = each operation checks its own. */
-  requiredRole?: EditorRole;
+  /** The roles every request must have one of (the /metrics scrape); omitted = each operation checks its own. */
+  allowedRoles?: readonly EditorRole[];
 }
 
 /**
@@ -94,7 +99,7 @@ export function adminAuth(deps: AdminAuthDeps) {
       : await editorCaller(deps.readStore, presented, deps.clock());
     if (!caller) throw new Unauthenticated();
     const authenticated: AdminCaller = { ...caller, clientAddress: clientAddress(req, trusted) };
-    if (deps.requiredRole) requireRole(authenticated, deps.requiredRole);
+    if (deps.allowedRoles) requireRole(authenticated, deps.allowedRoles);
     res.locals[CALLER_KEY] = authenticated;
     next();
   };

@@ -3,7 +3,7 @@ import { createDocument, type ZodOpenApiContentObject, type ZodOpenApiOperationO
 import { stringify } from 'yaml';
 import { ACCEPTED_TYPES, type UploadField } from '../uploads/uploadKinds.js';
 import type { AdminRoute } from './adminRoute.js';
-import { requiredRoleOf } from './adminRoutes/editorRoles.js';
+import { allowedRolesOf, requiredRoleOf } from './adminRoutes/editorRoles.js';
 import { JSON_BODY_LIMIT_BYTES } from './jsonBody.js';
 import {
   OPENAPI_OPTIONS,
@@ -70,9 +70,9 @@ const ERROR_RESPONSES = {
   ),
   insufficientRole: errorResponse(
     'InsufficientRole',
-    "The caller's role does not include the one the operation needs; nothing was read or written.",
+    "The caller's role may not run the operation; nothing was read or written.",
     ['INSUFFICIENT_ROLE'],
-    "INSUFFICIENT_ROLE: `details.required_role` (the least role that may run the operation) and `details.role` (the caller's).",
+    "INSUFFICIENT_ROLE: `details.role` (the caller's), `details.allowed_roles` (every role that may run the operation) and `details.required_role` (the least of them).",
   ),
   notFound: errorResponse('NotFound', 'No such resource.', ['NOT_FOUND'], 'NOT_FOUND.'),
   conflict: errorResponse(
@@ -188,7 +188,8 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
   return {
     operationId: route.operationId,
     summary: route.summary,
-    description: `Role: ${requiredRoleOf(route.operationId)} or one that includes it.`,
+    description: `Roles: ${allowedRolesOf(route.operationId).join(', ')}.`,
+    'x-allowed-roles': allowedRolesOf(route.operationId),
     'x-required-role': requiredRoleOf(route.operationId),
     tags: [route.tag],
     requestParams: {
@@ -238,7 +239,7 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
 const DESCRIPTION = `Editor-facing commands, lists and reads of the property catalogue and of who may use it.
 
 - Authentication: \`Authorization: Bearer <token>\`: the bootstrap token (ADMIN_TOKEN, or in embedded mode the generated DATA_DIR/admin-token file), which is an \`admin\`, or a named editor account's token (\`edt_…\`, issued by \`POST /editors/{editorId}/tokens\`, shown once, stored only as its hash, revocable, optionally expiring). A revoked or expired token, or one of a deactivated account, is 401 like an unknown one; a revocation, deactivation or role change holds once the projector has applied it (send the write's position as X-Consistent-After to be sure).
-- Roles: \`editor\` (the catalogue: reads and edits), \`publisher\` (also publish, unpublish, delete and currency rates), \`operator\` (also plans, clients, keys, subscriptions, plan changes, usage, agent profiles, webhooks and the service status), \`admin\` (everything, editor accounts too). Each role includes the ones before it; an operation the caller's role does not include is 403 INSUFFICIENT_ROLE naming \`details.required_role\` and \`details.role\`, before anything is read or stored.
+- Roles: each is a set of permission groups, not a rung of a ladder. \`editor\`: catalogue reads and edits; \`publisher\`: those and publishing (publish, unpublish, delete, currency rates); \`operator\`: access administration (plans, clients, keys, subscriptions, plan changes, usage, agent profiles, webhooks, the service status and /metrics) and catalogue reads, but no catalogue edits; \`admin\`: everything, editor accounts too. Each operation lists the roles that may run it as \`x-allowed-roles\` (and the least of them as \`x-required-role\`); another role gets 403 INSUFFICIENT_ROLE naming \`details.role\`, \`details.allowed_roles\` and \`details.required_role\`, before anything is read or stored.
 - Audit: every event a write appends records its actor in its metadata: the actor id (\`editor:<id>\` or \`bootstrap\`), the account and token ids, the request id (X-Request-Id) and the client address. \`GET <record>/history\` (projects, developers, states, communities, sub-communities, unit types, plans, clients and their keys, subscriptions and plan changes, agent profiles, webhooks, currency rates, editors) answers a record's events newest first, paginated: type, time, log position, revision, actor, and the fields each one changed with their values before and after (the record folded from its stream before and after the event; a key's hash and a webhook's secrets are never shown). \`GET /projects/{projectId}?as_of=<timestamp or log position>\` answers the project as it was then (422 naming \`query.as_of\` when malformed, 404 when it did not exist yet).
 - Success body \`{ data, meta }\`; error body \`{ error: { code, message, details }, meta }\`; every response carries X-Request-Id.
 - All or nothing: a refused command writes nothing, not even an id allocation. Only one that loses a race to a concurrent command partway can leave a write behind: an id claimed but never used (a slug taken or the resource changed meanwhile; so ids can have gaps), or the first of the two streams a key rotation or a plan change taking effect writes to (the rotation's successor key is revoked again; repeating the plan change finishes it).

@@ -9,6 +9,7 @@ import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../logger.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import type { StoredFiles } from '../catalogue/storedFiles.js';
+import type { UploadStaging } from '../uploads/staging.js';
 import type { UploadReceiver } from '../uploads/uploadReceiver.js';
 import { adminAuth } from './adminAuth.js';
 import { apiAuth, type RequestCheck } from './apiAuth.js';
@@ -27,6 +28,7 @@ import { createWebhookApiRouter, type WebhookApiDeps } from './webhookApi.js';
 import { createWebhookDeliveryApiRouter, type WebhookDeliveryApiDeps } from './webhookDeliveryApi.js';
 import { webhookDeliveryAdminRoutes } from './adminRoutes/webhookDeliveryRoutes.js';
 import { statusAdminRoutes } from './adminRoutes/statusRoutes.js';
+import { METRICS_ROLES } from './adminRoutes/editorRoles.js';
 import { httpMetrics } from '../metrics/httpMetrics.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { ServiceMetrics } from '../metrics/serviceMetrics.js';
@@ -68,6 +70,8 @@ export interface AppDeps {
   storedFiles: StoredFiles;
   /** Stores files uploaded through the admin API (src/uploads/). */
   uploads: UploadReceiver;
+  /** Where the admin API's `POST /imports` stages a catalogue file (src/http/adminRoutes/importRoutes.ts); absent = not served. */
+  importStaging?: UploadStaging;
   logger: Logger;
   /** Request-signing nonces (Redis when REDIS_URL is set, so every replica sees every nonce). */
   nonceStore: NonceStore;
@@ -140,16 +144,16 @@ function apiRouter(deps: AppDeps): Router {
 }
 
 /**
- * The admin token or an editor account's token (src/http/adminAuth.ts); `requiredRole` for a mount whose
- * every request needs one (each /admin/v1 operation checks its own).
+ * The admin token or an editor account's token (src/http/adminAuth.ts); `allowedRoles` for a mount whose
+ * every request needs one of them (each /admin/v1 operation checks its own).
  */
-function adminAuthOf(deps: AppDeps, requiredRole?: EditorRole) {
+function adminAuthOf(deps: AppDeps, allowedRoles?: readonly EditorRole[]) {
   return adminAuth({
     adminToken: deps.adminToken,
     readStore: deps.readStore,
     clock: deps.clock,
     ...(deps.trustedProxies ? { trustedProxies: deps.trustedProxies } : {}),
-    ...(requiredRole ? { requiredRole } : {}),
+    ...(allowedRoles ? { allowedRoles } : {}),
   });
 }
 
@@ -178,6 +182,7 @@ function adminRouter(deps: AppDeps): Router {
       clock: deps.clock,
       storedFiles: deps.storedFiles,
       uploads: deps.uploads,
+      ...(deps.importStaging ? { importStaging: deps.importStaging } : {}),
       ...(deps.pendingUsage ? { pendingUsage: deps.pendingUsage } : {}),
     }),
   );
@@ -199,7 +204,7 @@ export function createApp(deps: AppDeps): Express {
   // The API reference page and its script: no key, like the document it shows.
   app.use('/docs', docsRouter());
   // After the API: its requests never pass through these few routes. /metrics takes the admin token here.
-  app.use(operationsRouter({ readiness, metrics, guardMetrics: adminAuthOf(deps, 'operator') }));
+  app.use(operationsRouter({ readiness, metrics, guardMetrics: adminAuthOf(deps, METRICS_ROLES) }));
   app.use((_req, _res, next) => next(new NotFound()));
   app.use(errorMiddleware(deps.logger));
   return app;

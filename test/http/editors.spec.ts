@@ -125,7 +125,7 @@ describe('editor accounts and their tokens over HTTP', () => {
     const state = await client.accepted('POST', '/states', { name: 'Sharjah', slug: 'sharjah', country_code: 'AE' });
     const refused = await as(lina.token, `/states/${state.id}/publish`, { method: 'POST' });
     expect(refused.status).toBe(403);
-    expect(refused.body.error.details).toEqual({ required_role: 'publisher', role: 'editor' });
+    expect(refused.body.error.details).toEqual({ role: 'editor', allowed_roles: ['publisher', 'admin'], required_role: 'publisher' });
 
     await client.accepted('PATCH', `/editors/${lina.id}`, { role: 'publisher' });
     await client.projected();

@@ -23,6 +23,7 @@ import {
 } from '../src/http/openApiCommon.js';
 import { acceptingConsistentAfter, getsAcceptingConsistentAfter, projectionBehindResponse } from '../src/http/consistencyOpenApi.js';
 import { JSON_BODY_LIMIT_BYTES } from '../src/http/jsonBody.js';
+import { attachExamples, recordedExamplesIn, type OpenApiExamples } from '../src/http/openApiExamples.js';
 import { WEBHOOK_ENTITLEMENTS, WEBHOOK_SCOPES, webhookRoutes, type WebhookRoute } from '../src/http/webhookApi.js';
 import { documentFilesPaths } from './documentFiles.js';
 import { healthResponseSchema } from './health.js';
@@ -609,7 +610,12 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 export interface ApiOpenApiOptions {
   /** PUBLIC_BASE_URL: the `{base_url}` links are built on; unset, the document names the relative /v1. */
   publicBaseUrl?: string | undefined;
+  /** The examples to attach: the recorded ones (queries/openApiExamples.json) unless given; null for none. */
+  examples?: OpenApiExamples | null;
 }
+
+/** Recorded by `npm run openapi:examples` (src/cli/openApiExamples.ts) from the demo catalogue. */
+const RECORDED_EXAMPLES = new URL('./openApiExamples.json', import.meta.url);
 
 /** The OpenAPI 3.1 document of /v1, generated from the same route table and zod schemas the router uses. */
 export function createApiOpenApiDocument(routes: readonly QueryRoute[], options: ApiOpenApiOptions = {}) {
@@ -666,7 +672,8 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[], options:
     ...completePaths({ ...mediaFilesPaths, ...documentFilesPaths }, (operation) => keylessOperation(operation, { readsStores: true })),
   };
   const tags = [...new Set(['Service', ...routes.map((route) => route.tag), 'Webhooks', 'Images', 'Documents'])];
-  return finishDocument(
+  const examples = options.examples === undefined ? recordedExamplesIn(RECORDED_EXAMPLES) : options.examples;
+  const finished = finishDocument(
     createDocument(
       {
         openapi: '3.1.0',
@@ -689,6 +696,7 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[], options:
       OPENAPI_OPTIONS,
     ),
   );
+  return examples === null ? finished : attachExamples(finished, examples);
 }
 
 export function apiOpenApiYaml(routes: readonly QueryRoute[], options: ApiOpenApiOptions = {}): string {

@@ -306,8 +306,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         },
       });
       const storedFiles = blobStoredFiles(blobStore);
+      // Uploads and catalogue imports stage their bodies in one place.
+      const staging = await openUploadStaging(config.dataDir, logger);
       const uploads = createUploadReceiver({
-        staging: await openUploadStaging(config.dataDir, logger),
+        staging,
         blobStore,
         storedFiles,
         limits: config.uploadLimits,
@@ -328,6 +330,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         ...stores,
         storedFiles,
         uploads,
+        importStaging: staging,
         publicApi,
         nonceStore,
         signatureWindowSeconds: config.signatureWindowSeconds,

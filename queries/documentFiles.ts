@@ -6,6 +6,7 @@ import { SHA256_PATTERN, type BlobStore } from '../src/blobStore/blobStore.js';
 import { rejectOtherMethods } from '../src/http/methodNotAllowed.js';
 import { errorResponse, requestIdHeader, requestIdParameter, toOpenApiPath } from '../src/http/openApiCommon.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
+import { ACCEPTED_TYPES } from '../src/uploads/uploadKinds.js';
 import { rangeNotSatisfiableResponse, sendBlob } from './blobResponses.js';
 import {
   DOCUMENT_KINDS,
@@ -169,20 +170,25 @@ const fileHeaders = {
   'Cache-Control': cacheControlHeader,
 };
 
+/** The bytes as stored, under the types a linked file is stored as: PDFs (brochures, master plans, generated PDFs) and videos. */
+const fileContent = (description: string) =>
+  Object.fromEntries(
+    [...ACCEPTED_TYPES.document, ...ACCEPTED_TYPES.video].map((type) => [
+      type,
+      { schema: z.string().meta({ format: 'binary', description }) },
+    ]),
+  );
+
 const fileResponses: Record<string, ZodOpenApiResponseObject> = {
   '200': {
     description: 'The whole file.',
     headers: z.object(fileHeaders),
-    content: {
-      'application/octet-stream': {
-        schema: z.string().meta({ format: 'binary', description: 'The stored bytes (Content-Type says what they are).' }),
-      },
-    },
+    content: fileContent('The stored bytes.'),
   },
   '206': {
     description: 'One byte range (Range: bytes=...; honoured when If-Range, if sent, names this file). Several ranges get the whole file.',
     headers: z.object({ ...fileHeaders, 'Content-Range': header('DocumentContentRange', '`bytes <first>-<last>/<size>`.') }),
-    content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
+    content: fileContent('The bytes of the range.'),
   },
   '304': {
     description: 'If-None-Match matched the ETag (or If-Modified-Since is not older than the file). Empty body.',

@@ -9,9 +9,10 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /**
  * Noon in Asia/Dhaka (06:00 UTC) two months apart for every run (the monthly test steps into the next one), later for every later run: a shared
- * Redis keeps the windows and the daily and monthly counters of earlier runs, which then lie in the past.
+ * Redis keeps the windows and the daily and monthly counters of earlier runs, which then lie in the past. The base wraps every 40,000 s so
+ * that the year stays below 10000: timestamps in answers are RFC 3339 date-times, which have four-digit years.
  */
-const NOON_DHAKA = Date.UTC(2040, 0, 10, 6) + (Math.floor(Date.now() / 1_000) % 1_000_000) * 62 * DAY;
+const NOON_DHAKA = Date.UTC(2040, 0, 10, 6) + (Math.floor(Date.now() / 1_000) % 40_000) * 62 * DAY;
 const NEXT_DHAKA_MIDNIGHT = nextDhakaDayStart(new Date(NOON_DHAKA)).getTime();
 const NEXT_DHAKA_MONTH = nextDhakaMonthStart(new Date(NOON_DHAKA)).getTime();
 let now = NOON_DHAKA;

@@ -42,7 +42,6 @@ const PUBLIC_BASE_URL = 'https://api.example.com/v1';
 const WEBHOOK_URL = 'https://hooks.demo-agency.example/catalogue';
 /** Enough projects that every kind of related collection, video and document occurs. */
 const SEED_PROJECTS = 30;
-const ANY_BYTES = 'application/octet-stream';
 const USAGE = 'usage: npm run openapi:examples   (no arguments; writes queries/openApiExamples.json)';
 
 type Json = Record<string, any>;
@@ -173,20 +172,20 @@ class Recorder {
   store(exchange: Exchange, sent: { method: string; target: string }, answer: Answer, requestId: string, at: Date): void {
     const documented = this.operations.get(exchange.operationId)!;
     const response = this.documentedResponse(documented.operation, answer.status);
-    const answered = answer.headers.get('content-type')?.split(';')[0]?.trim();
-    // Bytes the document describes as any bytes (a document link serves PDFs and videos alike).
-    const contentType =
-      answered !== undefined && response.content?.[answered] === undefined && response.content?.[ANY_BYTES] ? ANY_BYTES : answered;
+    const contentType = answer.headers.get('content-type')?.split(';')[0]?.trim();
     const recorded: RecordedExample['response'] = { status: answer.status };
-    if (contentType !== undefined && response.content?.[contentType] !== undefined) {
+    if (contentType === 'application/json' && response.content?.[contentType] !== undefined) {
       recorded.contentType = contentType;
-      if (contentType === 'application/json') recorded.body = withoutMeasurements(withStableMeta(answer.body, requestId, at));
-      else if (contentType.endsWith('yaml')) recorded.body = yamlHead(answer.body as string);
-      else recorded.externalValue = sent.target.replace(/^\/v1\//, '');
+      recorded.body = withoutMeasurements(withStableMeta(answer.body, requestId, at));
+    } else if (contentType?.endsWith('yaml') && response.content?.[contentType] !== undefined) {
+      recorded.contentType = contentType;
+      recorded.body = yamlHead(answer.body as string);
     } else if (response.headers !== undefined) {
+      // Bytes (a picture, a document) and redirects are shown by their headers: a reference page fetches an
+      // example's external address, which would name a file of this throwaway catalogue.
       const headers = Object.keys(response.headers as Json)
         .filter((name) => name !== 'X-Request-Id' && answer.headers.has(name))
-        .map((name) => [name, answer.headers.get(name)!] as const);
+        .map((name) => [name, name === 'Last-Modified' ? STORED_AT : answer.headers.get(name)!] as const);
       if (headers.length > 0) recorded.headers = Object.fromEntries(headers);
     }
     const request: RecordedExample['request'] = { method: sent.method, target: sent.target };
@@ -258,6 +257,9 @@ function withStableMeta(body: Json, requestId: string, at: Date): Json {
   if (typeof body !== 'object' || body === null || typeof body.meta !== 'object') return body;
   return { ...body, meta: { ...body.meta, request_id: requestId, generated_at: at.toISOString() } };
 }
+
+/** The blob store stamps a file with the machine's time, not the service's clock: as if stored when the clock started. */
+const STORED_AT = new Date(EXAMPLES_EPOCH).toUTCString();
 
 /** Durations the service measured (a webhook delivery's latency): the same stand-in on every run. */
 const MEASURED: Readonly<Record<string, number>> = { latency_ms: 120 };

@@ -25,13 +25,11 @@ const recordedRequestSchema = z
 const recordedResponseSchema = z
   .object({
     status: z.number().int(),
-    /** The media type answered, without parameters; absent for an answer without a body. */
+    /** The media type of the body shown, without parameters. */
     contentType: z.string().optional(),
-    /** A JSON body, or the text of a text body (the document's own YAML is cut short). */
+    /** A JSON body, or the text of a YAML one (the document's own, cut short). */
     body: z.unknown().optional(),
-    /** For bytes (pictures, documents): where they are, relative to the document, instead of the bytes. */
-    externalValue: z.string().optional(),
-    /** The documented headers of an answer without a body (a redirect's Location). */
+    /** The documented headers of an answer shown without its body: bytes (a picture, a document), a redirect. */
     headers: z.record(z.string(), z.string()).optional(),
   })
   .strict();
@@ -119,11 +117,10 @@ function attachResponse(document: Json, operation: Json, name: string, example: 
   const shared = typeof documented.$ref === 'string';
   const response = shared ? resolved(document, documented) : { ...documented };
   if (response === undefined) return;
-  const { contentType, body, externalValue, headers } = example.response;
+  const { contentType, body, headers } = example.response;
   const media = contentType === undefined ? undefined : response.content?.[contentType];
   if (contentType !== undefined && isJson(media)) {
-    const value = externalValue === undefined ? { value: body } : { externalValue };
-    const withExample = { ...media, examples: { ...media.examples, [name]: { ...exampleObject(example), ...value } } };
+    const withExample = { ...media, examples: { ...media.examples, [name]: { ...exampleObject(example), value: body } } };
     if (shared) response.content[contentType] = withExample;
     else response.content = { ...response.content, [contentType]: withExample };
   } else if (headers !== undefined && isJson(response.headers)) {
@@ -170,18 +167,21 @@ export function attachExamples<Document extends object>(document: Document, exam
 const recorded = new Map<string, OpenApiExamples | null>();
 
 /**
- * The examples recorded in `file`, read once. Before the generator's first run there are none (it runs the
- * service, so it cannot need them): null, and test/queries/openApiExamples.spec.ts fails.
+ * The examples recorded in `file`, read once; null when there are none to use: before the generator's first
+ * run (it runs the service, so it cannot need them), or when the file no longer fits this schema (the
+ * generator's next run rewrites it). The document is served either way, without examples then;
+ * test/queries/openApiExamples.spec.ts fails until the file is recorded again.
  */
 export function recordedExamplesIn(file: URL): OpenApiExamples | null {
   if (!recorded.has(file.href)) {
-    let examples: OpenApiExamples | null = null;
+    let text: string | null = null;
     try {
-      examples = openApiExamplesSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+      text = readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    recorded.set(file.href, examples);
+    const parsed = text === null ? null : openApiExamplesSchema.safeParse(JSON.parse(text));
+    recorded.set(file.href, parsed?.success ? parsed.data : null);
   }
   return recorded.get(file.href)!;
 }

@@ -13,11 +13,15 @@ import { storedImage } from '../support/storedFiles.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { ndjson, partLines, projectLine, referenceLines, wholeLog } from './importLines.js';
 
-const postImport = (app: TestApp, body: string, options: { token?: string; contentType?: string; query?: string } = {}) =>
+const postImport = (
+  app: TestApp,
+  body: string,
+  options: { token?: string; contentType?: string; query?: string; headers?: Record<string, string> } = {},
+) =>
   request(app.baseUrl, `/admin/v1/imports${options.query ?? ''}`, {
     method: 'POST',
     token: options.token ?? app.adminToken,
-    headers: { 'content-type': options.contentType ?? NDJSON_CONTENT_TYPE },
+    headers: { 'content-type': options.contentType ?? NDJSON_CONTENT_TYPE, ...options.headers },
     body,
   });
 
@@ -96,7 +100,7 @@ describe('POST /admin/v1/imports', () => {
     expect(await app.eventStore.headPosition()).toBe(head);
   });
 
-  it('when the body is not NDJSON, a query parameter is given, or Content-Length is over the limit, then it is refused and nothing is appended', async () => {
+  it('when the body is not NDJSON, a query parameter or a revision is given, or Content-Length is over the limit, then it is refused and nothing is appended', async () => {
     const logBefore = await wholeLog(app.eventStore);
 
     expect(await postImport(app, catalogue, { contentType: 'application/json' })).toMatchObject({
@@ -106,6 +110,14 @@ describe('POST /admin/v1/imports', () => {
     expect(await postImport(app, catalogue, { query: '?dry_run=true' })).toMatchObject({
       status: 422,
       body: { error: { code: 'VALIDATION_FAILED', details: { fields: { 'query.dry_run': 'is not a known field' } } } },
+    });
+    expect(await postImport(app, catalogue, { headers: { 'if-match': '"3"' } })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'CONFLICT', details: { expected_revision: 3, current_revision: -1 } } },
+    });
+    expect(await postImport(app, catalogue, { headers: { 'if-match': 'three' } })).toMatchObject({
+      status: 422,
+      body: { error: { code: 'VALIDATION_FAILED', details: { fields: { 'header.if-match': expect.any(String) } } } },
     });
     expect(await postDeclaringLength(app, IMPORT_MAX_BYTES + 1)).toMatchObject({
       status: 413,

@@ -1,5 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import { appendingAs } from '../../access/editorActor.js';
 import type { StoredFiles } from '../../catalogue/storedFiles.js';
 import { ApiError, Conflict, ValidationFailed } from '../../domain/errors.js';
@@ -9,10 +11,14 @@ import { ndjsonLines } from '../../import/ndjsonLines.js';
 import { UploadAborted, UploadTooLarge, type StagedFile, type UploadStaging } from '../../uploads/staging.js';
 import { adminCallerOf, requireRole } from '../adminAuth.js';
 import { LOG_POSITION_HEADER, recordAppends } from '../consistency.js';
+import { logPositionHeader, logPositionMeta } from '../consistencyOpenApi.js';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../httpErrors.js';
 import { rejectOtherMethods } from '../methodNotAllowed.js';
+import { errorResponse, meta, requestIdHeader, requestIdParameter } from '../openApiCommon.js';
 import { requestContextOf } from '../requestContext.js';
 import { sendData } from '../responses.js';
+import { IF_MATCH_PROBLEM, parseIfMatch } from '../validation.js';
+import { refuseRevisionOfNewResource } from './adminSchemas.js';
 import { allowedRolesOf } from './editorRoles.js';
 
 /** The operation's id in the role table (src/http/adminRoutes/editorRoles.ts). */
@@ -49,8 +55,14 @@ function refuseUnreadableBody(req: Request): void {
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
     throw new UnsupportedMediaType('An import is sent without a Content-Encoding.');
   }
-  const unknown = Object.keys(req.query);
-  if (unknown.length > 0) throw new ValidationFailed(Object.fromEntries(unknown.map((name) => [`query.${name}`, 'is not a known field'])));
+  const fields: Record<string, string> = Object.fromEntries(
+    Object.keys(req.query).map((name) => [`query.${name}`, 'is not a known field']),
+  );
+  const ifMatch = parseIfMatch(req.get('if-match'));
+  if (!ifMatch.ok) fields['header.if-match'] = IF_MATCH_PROBLEM;
+  if (Object.keys(fields).length > 0) throw new ValidationFailed(fields);
+  // An import writes many records and has no revision of its own: like a create, any revision it names is stale.
+  if (ifMatch.ok) refuseRevisionOfNewResource(ifMatch.expectedRevision);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > IMPORT_MAX_BYTES) throw new PayloadTooLarge(IMPORT_MAX_BYTES);
 }
@@ -136,4 +148,111 @@ export function importRouter(deps: ImportRouteDeps): Router {
   });
   rejectOtherMethods(router, [{ method: 'post', path: '/imports' }]);
   return router;
+}
+
+// The operation in the admin OpenAPI document (src/http/adminOpenApi.ts adds it to the routes' operations).
+
+const count = (description: string) => z.number().int().nonnegative().meta({ description });
+
+const importRefusalSchema = z
+  .object({
+    line: z.number().int().positive().meta({ description: 'The line number, counting from 1 (blank lines included).' }),
+    type: z.string().nullable().meta({ description: "The line's `type`, when it has one." }),
+    key: z.string().nullable().meta({ description: "The line's `key`, when it has one." }),
+    error: z
+      .object({
+        code: z
+          .string()
+          .meta({ description: 'As the single command would answer: VALIDATION_FAILED, SLUG_TAKEN, PROJECT_DELETED, NOT_FOUND, ...' }),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()).meta({
+          description:
+            '`fields` names each problem by its path in the line: `data.slug`, `data.amenities.2.name`, `type`, or `line` (not JSON, too long, not UTF-8).',
+        }),
+      })
+      .meta({ description: "The spec's error object." }),
+  })
+  .meta({ id: 'ImportRefusal', description: 'A refused line: nothing of it was written.' });
+
+export const importReportSchema = z
+  .object({
+    lines: count('Lines read, blank ones included.'),
+    bytes: count('Bytes read.'),
+    accepted: count('Lines accepted: created + revised + unchanged.'),
+    refused: count('Lines refused (all of them; `refusals` lists the first ones).'),
+    created: count('Records the import created.'),
+    revised: count('Records whose line changed since they were imported, revised to match it.'),
+    unchanged: count('Records already as their line states them: nothing written.'),
+    events: count("Events appended: the records' own, without id claims, key bindings and slug reservations."),
+    seconds: z.number().nonnegative().meta({ description: 'How long the import took, once the body was received.' }),
+    refusals: z.array(importRefusalSchema).meta({ description: `The first ${LISTED_REFUSALS} refused lines, in line order.` }),
+  })
+  .meta({ id: 'ImportReport' });
+
+const lineExample = [
+  '{"type":"state","key":"st-dubai","data":{"name":"Dubai","slug":"dubai","country_code":"AE","published":true}}',
+  '{"type":"community","key":"c-marina","data":{"state":"st-dubai","name":"Dubai Marina","slug":"dubai-marina","published":true}}',
+].join('\n');
+
+/** What the admin OpenAPI document says of `POST /imports`; the responses every operation shares are handed in. */
+export function importOperation(shared: {
+  ifMatchParameter: z.ZodType;
+  unauthenticated: ZodOpenApiResponseObject;
+  insufficientRole: ZodOpenApiResponseObject;
+  unprocessable: ZodOpenApiResponseObject;
+}): ZodOpenApiOperationObject {
+  const allowed = allowedRolesOf(IMPORT_OPERATION_ID);
+  return {
+    operationId: IMPORT_OPERATION_ID,
+    summary: 'Import a catalogue: NDJSON records of reference data, projects and their parts',
+    description:
+      `Roles: ${allowed.join(', ')}. One record per line, \`{ type, key, data }\`: \`data\` is the body of the record's create command, ` +
+      'with the records it names given by their keys (see README, Bulk import). Each line is decided by the same schemas and commands ' +
+      'as the single operations; a refused line writes nothing and is listed with its line number. Idempotent by key: sending the ' +
+      'file again appends nothing for the lines already imported, and a changed line revises its record; after a failure, sending it ' +
+      `again resumes the import. The body (at most ${IMPORT_MAX_BYTES} bytes) is staged before it is imported. One import at a time per process.`,
+    'x-allowed-roles': allowed,
+    'x-required-role': allowed[0],
+    tags: ['Imports'],
+    requestParams: { header: z.object({ 'X-Request-Id': requestIdParameter, 'If-Match': shared.ifMatchParameter }) },
+    requestBody: {
+      required: true,
+      content: {
+        [NDJSON_CONTENT_TYPE]: {
+          schema: z.string().meta({ description: 'UTF-8, one JSON record per line (at most 1 MiB each).', example: lineExample }),
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'The import ran: every line is accepted (written) or refused (listed).',
+        headers: z.object({ 'X-Request-Id': requestIdHeader, [LOG_POSITION_HEADER]: logPositionHeader }),
+        content: {
+          'application/json': { schema: z.object({ data: importReportSchema, meta: meta.extend({ position: logPositionMeta }) }) },
+        },
+      },
+      '401': shared.unauthenticated,
+      '403': shared.insufficientRole,
+      '409': errorResponse(
+        'ImportConflict',
+        'Another import runs in this process, If-Match names a revision, or concurrent writes kept refusing a batch.',
+        ['IMPORT_IN_PROGRESS', 'CONFLICT'],
+        'IMPORT_IN_PROGRESS: nothing was read; send the file again later. CONFLICT: If-Match named a revision (an import, like a create, has none to match: ' +
+          'send `*` or no If-Match), nothing was read; or the lines before `details.first_line` are imported, and sending the file again resumes the import.',
+      ),
+      '413': errorResponse(
+        'ImportTooLarge',
+        `The body exceeds ${IMPORT_MAX_BYTES} bytes; nothing was imported.`,
+        ['PAYLOAD_TOO_LARGE'],
+        'PAYLOAD_TOO_LARGE: `details.limit_bytes`. Answered as soon as the limit is passed (at once when Content-Length says so), with `Connection: close`.',
+      ),
+      '415': errorResponse(
+        'ImportUnsupportedMediaType',
+        `The body is not ${NDJSON_CONTENT_TYPE}, or has a Content-Encoding; nothing was imported.`,
+        ['UNSUPPORTED_MEDIA_TYPE'],
+        'UNSUPPORTED_MEDIA_TYPE.',
+      ),
+      '422': shared.unprocessable,
+    },
+  };
 }

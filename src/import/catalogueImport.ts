@@ -16,7 +16,7 @@ export const DEFAULT_BATCH_LINES = 1_000;
  * editor, wrote to the same id sequence, key stream, slug or record in between.
  */
 const MAX_BATCH_ATTEMPTS = 5;
-/** Longest stretch of deciding without letting the process's other work (HTTP requests) run. */
+/** Longest stretch of deciding or writing without letting the process's other work (HTTP requests) run. */
 const YIELD_EVERY_MS = 20;
 
 export interface ImportRefusal {
@@ -82,16 +82,18 @@ export async function importCatalogue(deps: ImportDeps, source: AsyncIterable<So
   const report: ImportReport = { lines: 0, bytes: 0, accepted: 0, refused: 0, events: 0, created: 0, revised: 0, unchanged: 0, seconds: 0 };
   const batchLines = options.batchLines ?? DEFAULT_BATCH_LINES;
   let lastYield = performance.now();
+  const letOthersRun = async () => {
+    if (performance.now() - lastYield < YIELD_EVERY_MS) return;
+    await nextTurn();
+    lastYield = performance.now();
+  };
 
   const decideBatch = async (lines: readonly SourceLine[]): Promise<{ batch: ImportBatch; results: LineResult[] }> => {
     const batch = new ImportBatch(working);
     const results: LineResult[] = [];
     for (const line of lines) {
       results.push(await decideLine(batch, line, options.actor));
-      if (performance.now() - lastYield > YIELD_EVERY_MS) {
-        await nextTurn();
-        lastYield = performance.now();
-      }
+      await letOthersRun();
     }
     return { batch, results };
   };
@@ -100,7 +102,7 @@ export async function importCatalogue(deps: ImportDeps, source: AsyncIterable<So
     for (let attempt = 1; ; attempt++) {
       const { batch, results } = await decideBatch(lines);
       try {
-        await batch.write();
+        await batch.write(letOthersRun);
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError || error instanceof SlugTaken)) throw error;
         if (attempt === MAX_BATCH_ATTEMPTS) throw new ImportInterrupted(lines[0]!.line, error);

@@ -207,8 +207,9 @@ export class ImportBatch {
    * keys bound to them, then the slugs reserved for them, then the records' events appended, then replaced
    * slugs released. Each write that succeeds is taken into the working catalogue at once, so that a batch
    * decided again after a refused append (a concurrent edit or import) starts from what is stored.
+   * `between` runs after each slug and record append (the import lets the process's other work run there).
    */
-  async write(): Promise<void> {
+  async write(between: () => Promise<void>): Promise<void> {
     const { eventStore } = this.deps;
     for (const [sequence, { peeked, taken }] of this.ids) {
       if (taken === 0) continue;
@@ -218,6 +219,7 @@ export class ImportBatch {
     await this.working.keys.bind(eventStore, [...this.bindings.values()]);
     for (const reservation of this.reservations) {
       await reserveSlug(eventStore, reservation, (owner) => this.exists(reservation.aggregate, owner), SLUG_FIELD);
+      await between();
     }
     for (const [stream, pending] of this.streams) {
       try {
@@ -227,6 +229,7 @@ export class ImportBatch {
         this.working.forget(stream);
         throw error;
       }
+      await between();
     }
     for (const release of this.releases) await releaseSlug(eventStore, release);
   }

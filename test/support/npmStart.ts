@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { eventually, GiveUp } from './eventually.js';
 import { freePort, request } from './http.js';
+import { serviceListensOn } from './recordedResponses.js';
 
 /*
  * The service exactly as the README starts it: `npm start` in the repository, configured by the environment,
@@ -58,6 +59,8 @@ export async function npmStart(dataDir: string, env: Record<string, string> = {}
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => process.stderr.write(`[npm start] ${chunk}`));
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   const origin = `http://127.0.0.1:${port}`;
+  // Its answers are checked against the OpenAPI documents (recordedResponses.ts) while it runs.
+  void exited.then(serviceListensOn(origin));
   await eventually(
     'the service to answer /v1/health',
     async () => {

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { startService, type StartServiceOptions } from '../../src/service.js';
+import { serviceListensOn } from './recordedResponses.js';
 import type { ImageDerivatives } from '../../src/media/imageDerivatives.js';
 import type { Projector } from '../../src/projectionEngine/runtime.js';
 import type { DestinationStream } from 'pino';
@@ -80,6 +81,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   if (!service.url || !service.app || !service.adminToken || !service.projector)
     throw new Error('The test app runs the api and projector roles.');
+  // Its answers are checked against the OpenAPI documents (recordedResponses.ts) until it closes.
+  const forgetService = serviceListensOn(service.url);
   return {
     baseUrl: service.url,
     express: service.app,
@@ -90,6 +93,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     imageDerivatives: service.imageDerivatives,
     projector: service.projector,
     close: async () => {
+      forgetService();
       await service.stop();
       removeBlobDir();
     },

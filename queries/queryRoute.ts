@@ -83,7 +83,7 @@ export interface QueryRoute<Params extends z.ZodType = z.ZodType, Query extends 
   /**
    * When the shape of `data` depends on the query (a list's `view`): each shape, with the `meta` fields it
    * adds, keyed by the `meta.representation` its answers carry. The OpenAPI document then offers one
-   * schema per representation (a oneOf told apart by meta.representation) instead of `response` and `meta`.
+   * schema per representation (an anyOf told apart by meta.representation) instead of `response` and `meta`.
    */
   representations?: Record<string, { response: z.ZodType; meta: z.ZodObject }>;
   errors: QueryErrorKind[];

@@ -330,7 +330,7 @@ describe('GET /v1/openapi.yaml', () => {
   it('when schemas are read, then every object has a name and the project list has one schema per representation', () => {
     expect(inlineObjects(document)).toEqual([]);
     const list = document.paths['/projects'].get.responses['200'].content['application/json'].schema;
-    expect(list.oneOf).toEqual([{ $ref: '#/components/schemas/ProjectSummaryPage' }, { $ref: '#/components/schemas/ProjectDetailPage' }]);
+    expect(list.anyOf).toEqual([{ $ref: '#/components/schemas/ProjectSummaryPage' }, { $ref: '#/components/schemas/ProjectDetailPage' }]);
     const page = (name: string) => resolve({ $ref: `#/components/schemas/${name}` });
     expect(page('ProjectSummaryPage').properties.data.items).toEqual({ $ref: '#/components/schemas/ProjectSummary' });
     expect(page('ProjectDetailPage').properties.data.items).toEqual({ $ref: '#/components/schemas/ProjectDetail' });

@@ -1,15 +1,21 @@
 import { createReadStream, statSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
+import { allProjections } from '../../projections/index.js';
 import { createBlobStore } from '../blobStore/createBlobStore.js';
 import type { Config } from '../config.js';
 import { createEventStore } from '../eventStore/createEventStore.js';
+import type { EventStore } from '../eventStore/eventStore.js';
 import { DEFAULT_BATCH_LINES, importCatalogue, type ImportProgress, type ImportReport } from '../import/catalogueImport.js';
 import { ndjsonLines } from '../import/ndjsonLines.js';
 import type { Logger } from '../logger.js';
+import { rebuildProjections } from '../projectionEngine/rebuild.js';
+import { createReadStore } from '../readStore/createReadStore.js';
 import { blobStoredFiles } from '../uploads/blobStoredFiles.js';
 import { runCli } from './runCli.js';
 
-const USAGE = `usage: npm run import -- FILE.ndjson [--batch-lines N]   (N: lines written together, default ${DEFAULT_BATCH_LINES})`;
+const USAGE =
+  `usage: npm run import -- FILE.ndjson [--batch-lines N] [--replay]   (N: lines written together, default ${DEFAULT_BATCH_LINES}; ` +
+  '--replay: then rebuild every read model, as npm run replay does)';
 /** Who the imported events are recorded as. */
 const IMPORT_ACTOR = 'import';
 /** The exit code of an import that wrote every accepted line but refused some (see README, Bulk import). */
@@ -19,14 +25,18 @@ interface ImportArguments {
   file: string;
   size: number;
   batchLines: number;
+  /** Rebuild the read models once the import has appended events (see replayAfterImport). */
+  replay: boolean;
 }
 
 function parseArguments(argv: readonly string[]): ImportArguments | { error: string } {
   const files: string[] = [];
   let batchLines: string | undefined;
+  let replay = false;
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
-    if (argument === '--batch-lines') batchLines = argv[++index] ?? '';
+    if (argument === '--replay') replay = true;
+    else if (argument === '--batch-lines') batchLines = argv[++index] ?? '';
     else if (argument.startsWith('--batch-lines=')) batchLines = argument.slice('--batch-lines='.length);
     else if (argument.startsWith('-')) return { error: `unknown option ${JSON.stringify(argument)}` };
     else files.push(argument);
@@ -38,7 +48,7 @@ function parseArguments(argv: readonly string[]): ImportArguments | { error: str
   const file = files[0]!;
   const stats = statSync(file, { throwIfNoEntry: false });
   if (!stats?.isFile()) return { error: `${file} is not a file` };
-  return { file, size: stats.size, batchLines: batchLines === undefined ? DEFAULT_BATCH_LINES : Number(batchLines) };
+  return { file, size: stats.size, batchLines: batchLines === undefined ? DEFAULT_BATCH_LINES : Number(batchLines), replay };
 }
 
 /**
@@ -77,9 +87,28 @@ const summary = (report: ImportReport) =>
   `${report.accepted.toLocaleString('en-US')} accepted (${report.created} created, ${report.revised} revised, ` +
   `${report.unchanged} unchanged), ${report.refused} refused; ${report.events.toLocaleString('en-US')} events appended ` +
   `(${Math.round(report.events / Math.max(report.seconds, 0.001)).toLocaleString('en-US')} events/s), ` +
-  `peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; the running service projects them (or the next start does)\n`;
+  `peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`;
 
 let refusedLines = 0;
+
+/**
+ * Projects what the import appended by rebuilding every read model from the log into fresh collections,
+ * swapped in when complete (as npm run replay does): several times faster than a live projector catching up
+ * batch by batch, which matters after a large import. A running service keeps answering from the old read
+ * models meanwhile, and its projector carries on from the promoted checkpoints.
+ */
+async function replayAfterImport(config: Config, eventStore: EventStore): Promise<void> {
+  const readStore = createReadStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
+  try {
+    const result = await rebuildProjections({ eventStore, readStore, projections: allProjections });
+    process.stdout.write(
+      `replayed ${result.events.toLocaleString('en-US')} events into every read model in ${result.seconds.toFixed(1)} s ` +
+        `(${Math.round(result.eventsPerSecond).toLocaleString('en-US')} events/s); swapped in\n`,
+    );
+  } finally {
+    await readStore.close();
+  }
+}
 
 /**
  * Imports the file's records into the configured event store, writing each refused line to stdout as one JSON
@@ -105,6 +134,10 @@ async function runImport(config: Config, parsed: ImportArguments, logger: Logger
       progress.stop();
       refusedLines = report.refused;
       process.stdout.write(summary(report));
+      if (report.events === 0) return;
+      if (parsed.replay) await replayAfterImport(config, eventStore);
+      else
+        process.stdout.write('the running service projects the events (or its next start does); --replay rebuilds the read models now\n');
     } finally {
       progress.stop();
       await blobStore.close();

@@ -6,7 +6,9 @@
  *      3 floor plans, 2 payment plans and 5 gallery pictures);
  *   2. runs `npm run import` on it in its own process while a projector (all read models, as `npm start` runs
  *      them) projects in this one, and measures the import alone and the import until projected;
- *   3. runs the same file again (it must append nothing) and measures that too.
+ *   3. runs the same file again (it must append nothing) and measures that too;
+ *   4. in a second DATA_DIR, runs `npm run import -- --replay` with no projector running: the import, then a
+ *      rebuild of every read model.
  * `--keep` leaves the folders; `--write-only FILE` writes the catalogue to FILE and the blobs to DATA_DIR and stops.
  */
 import { spawn } from 'node:child_process';
@@ -16,28 +18,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allProjections } from '../../projections/index.js';
+import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { createEventStore } from '../../src/eventStore/createEventStore.js';
 import { createLogger } from '../../src/logger.js';
 import { startProjector } from '../../src/projectionEngine/runtime.js';
 import { createReadStore } from '../../src/readStore/createReadStore.js';
-import { writeImportCatalogue } from '../import/generatedCatalogue.js';
+import { storeFiles, writeImportCatalogue } from '../import/generatedCatalogue.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PROJECT_TIMEOUT_MS = 30 * 60_000;
 
-function runImportCli(dataDir: string, file: string): Promise<{ code: number | null; stdout: string; seconds: number }> {
+function runImportCli(dataDir: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; seconds: number }> {
   const started = performance.now();
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   delete env.EVENTSTORE_URL;
   delete env.MONGODB_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  return once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, seconds: (performance.now() - started) / 1000 }));
+  return once(child, 'exit').then(([code]) => {
+    if (code !== 0) throw new Error(`the import exited ${String(code)}:\n${stdout}`);
+    return { code: code as number | null, stdout, seconds: (performance.now() - started) / 1000 };
+  });
 }
 
 function parseArguments(argv: readonly string[]): { counts: number[]; keep: boolean; writeOnly?: string } {
@@ -63,29 +69,46 @@ function parseArguments(argv: readonly string[]): { counts: number[]; keep: bool
 
 const format = (value: number) => Math.round(value).toLocaleString('en-US');
 
+const summaryOf = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line.startsWith('read ') || line.startsWith('replayed '));
+
+/**
+ * In one DATA_DIR: the import while a projector of every read model runs beside it (as under `npm start`),
+ * until projected; then the same file again. In another: the import with --replay and no projector running.
+ */
 async function measure(projects: number, keep: boolean): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `import-bench-${projects}-`));
-  const dataDir = join(dir, 'data');
+  const [live, replayed] = [join(dir, 'live'), join(dir, 'replayed')];
   const file = join(dir, 'catalogue.ndjson');
   try {
-    const written = await writeImportCatalogue(dataDir, file, projects);
-    const eventStore = createEventStore({ dataDir });
-    const readStore = createReadStore({ dataDir });
+    const written = await writeImportCatalogue(live, file, projects);
+    // The same pictures and PDFs (deterministic: the same keys) in the second DATA_DIR's blob store.
+    const blobStore = createEmbeddedBlobStore({ dataDir: replayed });
+    await storeFiles(blobStore);
+    await blobStore.close();
+    const eventStore = createEventStore({ dataDir: live });
+    const readStore = createReadStore({ dataDir: live });
     const projector = await startProjector({ eventStore, readStore, projections: allProjections, logger: createLogger({ level: 'warn' }) });
     try {
       const started = performance.now();
-      const first = await runImportCli(dataDir, file);
-      if (first.code !== 0) throw new Error(`the import exited ${String(first.code)}:\n${first.stdout}`);
+      const first = await runImportCli(live, [file]);
       const head = (await eventStore.headPosition()) ?? 0n;
       await projector.waitForPosition(head, PROJECT_TIMEOUT_MS);
       const projected = (performance.now() - started) / 1000;
-      const second = await runImportCli(dataDir, file);
-      const headAfter = (await eventStore.headPosition()) ?? 0n;
+      const second = await runImportCli(live, [file]);
+      const appendedAgain = ((await eventStore.headPosition()) ?? 0n) - head;
+      const withReplay = await runImportCli(replayed, [file, '--replay']);
       process.stdout.write(
         `${format(projects)} projects (${format(written.lines)} lines, ${format(Number(head))} events in the log):\n` +
-          `  import ${first.seconds.toFixed(1)} s (${format(Number(head) / first.seconds)} events/s); ${first.stdout.trim().split('\n').at(-1)}\n` +
-          `  imported and projected ${projected.toFixed(1)} s after the import started\n` +
-          `  the same file again: ${second.seconds.toFixed(1)} s, ${format(Number(headAfter - head))} events appended; ${second.stdout.trim().split('\n').at(-1)}\n`,
+          `  with a projector beside it: imported and projected in ${projected.toFixed(1)} s (the import process ${first.seconds.toFixed(1)} s)\n` +
+          `    ${summaryOf(first.stdout).join('\n    ')}\n` +
+          `  the same file again: ${second.seconds.toFixed(1)} s, ${format(Number(appendedAgain))} events appended\n` +
+          `    ${summaryOf(second.stdout).join('\n    ')}\n` +
+          `  --replay, no projector running: imported and projected in ${withReplay.seconds.toFixed(1)} s\n` +
+          `    ${summaryOf(withReplay.stdout).join('\n    ')}\n`,
       );
     } finally {
       await projector.stop();

@@ -8,7 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { IMPORT_KEYS_STREAM } from '../../src/import/importKeys.js';
+import { allProjections } from '../../projections/index.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
+import { checkpointNameOf } from '../../src/projectionEngine/projection.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { eventually, GiveUp } from '../support/eventually.js';
 import { storedImage } from '../support/storedFiles.js';
 import { writeImportCatalogue } from './generatedCatalogue.js';
@@ -125,6 +128,26 @@ describe('npm run import', () => {
       stdout: expect.stringContaining('13 accepted (0 created, 0 revised, 13 unchanged), 0 refused; 0 events appended'),
     });
     expect(await withLog(dataDir, (eventStore) => eventStore.headPosition())).toBe(head);
+  }, 60_000);
+
+  it('when --replay is given, then every read model is rebuilt up to the last event the import appended', async () => {
+    const folder = aFolder();
+    const dataDir = join(folder, 'data');
+    const file = join(folder, 'catalogue.ndjson');
+    writeFileSync(file, ndjson(...referenceLines, projectLine('p1'), ...(await storedPartLines(dataDir, 'p1'))));
+
+    const run = await runCli(dataDir, [file, '--replay']);
+
+    expect(run.code).toBe(0);
+    const head = await withLog(dataDir, (eventStore) => eventStore.headPosition());
+    expect(run.stdout).toContain(`replayed ${String(head)} events into every read model`);
+    const readStore = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
+    try {
+      const checkpoints = await Promise.all(allProjections.map((projection) => readStore.getCheckpoint(checkpointNameOf(projection))));
+      expect(checkpoints).toEqual(allProjections.map(() => head));
+    } finally {
+      await readStore.close();
+    }
   }, 60_000);
 
   it('when the import is killed with SIGKILL halfway, then running it again imports every record exactly once', async () => {

@@ -126,7 +126,7 @@ export function createResponseChecker(apis: readonly DescribedApi[]): ResponseCh
       if (!pattern.test(path)) continue;
       const item = api.document.paths[template];
       const documented = methods.find((candidate) => item[candidate] !== undefined);
-      if (documented) return { template, method: documented, pointer: `/paths/${escapePointer(template)}/${documented}` };
+      if (documented) return { template, pointer: `/paths/${escapePointer(template)}/${documented}` };
     }
     return undefined;
   }

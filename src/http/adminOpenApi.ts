@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { ACCEPTED_TYPES, type UploadField } from '../uploads/uploadKinds.js';
 import type { AdminRoute } from './adminRoute.js';
 import { allowedRolesOf, requiredRoleOf } from './adminRoutes/editorRoles.js';
+import { importOperation } from './adminRoutes/importRoutes.js';
 import { JSON_BODY_LIMIT_BYTES } from './jsonBody.js';
 import {
   OPENAPI_OPTIONS,
@@ -78,10 +79,11 @@ const ERROR_RESPONSES = {
   conflict: errorResponse(
     'Conflict',
     'The command conflicts with the current state; nothing was written.',
-    ['CONFLICT', 'SLUG_TAKEN', 'PROJECT_DELETED'],
+    ['CONFLICT', 'SLUG_TAKEN', 'PROJECT_DELETED', 'ACCOUNT_TOKEN_TAKEN'],
     'CONFLICT: If-Match names a stale revision, or someone changed the resource between read and write (reload and retry), ' +
       'or concurrent commands kept taking the id this one needed (retry). ' +
-      'SLUG_TAKEN: another resource of the same type has the slug. PROJECT_DELETED: the project is deleted and takes no further commands.',
+      'SLUG_TAKEN: another resource of the same type has the slug. PROJECT_DELETED: the project is deleted and takes no further commands. ' +
+      "ACCOUNT_TOKEN_TAKEN: another client holds the account token asked for (`details.fields['body.account_token']`).",
   ),
   unprocessable: errorResponse(
     'ValidationFailed',
@@ -270,6 +272,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: "Clients' webhooks as operators see them: enable, disable, history, and a manual retry of a delivery.",
   Editors: 'Named editor accounts, their roles and their tokens.',
   Operations: 'The state of the running service.',
+  Imports: 'Catalogues imported as NDJSON, a record per line, idempotent by key.',
 };
 
 /**
@@ -317,7 +320,8 @@ export function createAdminOpenApiDocument(routes: readonly AdminRoute[]) {
     const operation = route.method === 'get' ? acceptingConsistentAfter(operationOf(route)) : operationOf(route);
     pathItem[route.method] = completeOperation(operation, route.method);
   }
-  const tags = [...new Set(routes.map((route) => route.tag))];
+  paths['/imports'] = { post: completeOperation(importOperation({ ...ERROR_RESPONSES, ifMatchParameter }), 'post') };
+  const tags = [...new Set([...routes.map((route) => route.tag), 'Imports'])];
   return finishDocument(
     createDocument(
       {

@@ -170,7 +170,9 @@ class KeyResolver {
   }
 
   orFail(): void {
-    if (Object.keys(this.problems).length > 0) throw refusalOf(new ValidationFailed(this.problems), {});
+    if (Object.keys(this.problems).length > 0) {
+      throw refusalOf(new ValidationFailed(this.problems, 'The line names records that no earlier line or import has.'), {});
+    }
   }
 }
 
@@ -370,9 +372,10 @@ async function importProjectPart<Line extends ImportLineOf<'floor_plan' | 'payme
   const binding = batch.binding(line.type, line.key);
   if (binding && binding.projectId !== projectId) {
     throw refusalOf(
-      new ValidationFailed({
-        'data.project': `names another project than the one "${line.key}" was imported into (project ${binding.projectId})`,
-      }),
+      new ValidationFailed(
+        { 'data.project': `names another project than the one "${line.key}" was imported into (project ${binding.projectId})` },
+        'A part stays with the project it was imported into.',
+      ),
       {},
     );
   }

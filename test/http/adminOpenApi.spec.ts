@@ -62,7 +62,7 @@ describe('GET /admin/openapi.yaml', () => {
     expect(errorCodes('401')).toEqual(['UNAUTHENTICATED']);
     expect(errorCodes('403')).toEqual(['INSUFFICIENT_ROLE']);
     expect(errorCodes('404')).toEqual(['NOT_FOUND']);
-    expect(errorCodes('409')).toEqual(['CONFLICT', 'SLUG_TAKEN', 'PROJECT_DELETED']);
+    expect(errorCodes('409')).toEqual(['CONFLICT', 'SLUG_TAKEN', 'PROJECT_DELETED', 'ACCOUNT_TOKEN_TAKEN']);
     expect(errorCodes('422')).toEqual(['VALIDATION_FAILED']);
     expect(errorCodes('500')).toEqual(['INTERNAL_ERROR']);
     expect(errorCodes('503')).toEqual(['SERVICE_UNAVAILABLE']);

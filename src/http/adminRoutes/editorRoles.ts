@@ -92,6 +92,8 @@ const publishing = [
   'deleteProject',
   'setCurrencyRate',
   'removeCurrencyRate',
+  // A bulk import creates and edits catalogue records and may publish them (a line's `published`).
+  'importCatalogue',
 ];
 
 const accessAdministration = [

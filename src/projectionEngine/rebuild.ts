@@ -136,12 +136,11 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
       }
     }
 
-    // What the projections held back, with the checkpoint of the last page.
+    // What the projections held back, with the checkpoint of the last page: written for every projection,
+    // since pages that changed nothing of it wrote no checkpoint.
     for (const target of targets) {
       const held = target.documents.release();
-      if (held.length > 0 && lastPosition !== null) {
-        await target.generation.write(held, [target.checkpoint(lastPosition)]);
-      }
+      if (lastPosition !== null) await target.generation.write(held, [target.checkpoint(lastPosition)]);
     }
     signal?.throwIfAborted();
     for (const target of targets) {
@@ -215,10 +214,10 @@ async function projectEvents(target: GenerationTarget, handled: readonly Recorde
   for (const event of handled) await target.projection.apply(event, unitOfWork);
   const checkpoints = [target.checkpoint(position)];
   const ops = unitOfWork.ops();
-  await target.generation.write(
-    ops.filter((op) => !target.documents.holds(op.collection)),
-    checkpoints,
-  );
+  // A page that changed nothing this projection writes costs no write: a generation's checkpoints are read by
+  // nothing before the promote, and the last page's is written in any case (see rebuildProjections).
+  const written = ops.filter((op) => !target.documents.holds(op.collection));
+  if (written.length > 0) await target.generation.write(written, checkpoints);
   const released = target.documents.hold(ops);
   if (released.length > 0) await target.generation.write(released, checkpoints);
   unitOfWork.committed();

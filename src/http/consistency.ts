@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import { ValidationFailed } from '../domain/errors.js';
 import type { EventStore } from '../eventStore/eventStore.js';
+import { forwardEventStore } from '../metrics/forwardingStores.js';
 import type { ReadModelProgress } from '../projectionEngine/readModelProgress.js';
 import { ApiErrorWithHeaders } from './httpErrors.js';
 
@@ -36,18 +37,12 @@ export const logPositionSchema = z
 export function recordAppends(eventStore: EventStore): { eventStore: EventStore; position(): Promise<string> } {
   let last: bigint | null = null;
   const recording: EventStore = {
+    ...forwardEventStore(eventStore),
     async appendToStream(streamName, events, options) {
       const appended = await eventStore.appendToStream(streamName, events, options);
       if (last === null || appended.position > last) last = appended.position;
       return appended;
     },
-    readStream: (streamName, options) => eventStore.readStream(streamName, options),
-    streamRevision: (streamName) => eventStore.streamRevision(streamName),
-    readAll: (options) => eventStore.readAll(options),
-    headPosition: () => eventStore.headPosition(),
-    subscribeToAll: (options) => eventStore.subscribeToAll(options),
-    ping: () => eventStore.ping(),
-    close: () => eventStore.close(),
   };
   return {
     eventStore: recording,

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { EventStore } from '../eventStore/eventStore.js';
+import { forwardEventStore } from '../metrics/forwardingStores.js';
 
 const SEQUENCE_LIMIT = 2 ** 52;
 const SEQUENCE_START_LIMIT = 2 ** 40;
@@ -42,18 +43,12 @@ const hex = (value: number, digits: number) => value.toString(16).padStart(digit
 export function withOrderedEventIds(eventStore: EventStore): EventStore {
   const nextId = orderedEventIds();
   return {
+    ...forwardEventStore(eventStore),
     appendToStream: (streamName, events, options) =>
       eventStore.appendToStream(
         streamName,
         events.map((event) => (event.id === undefined ? { ...event, id: nextId() } : event)),
         options,
       ),
-    readStream: (streamName, options) => eventStore.readStream(streamName, options),
-    streamRevision: (streamName) => eventStore.streamRevision(streamName),
-    readAll: (options) => eventStore.readAll(options),
-    headPosition: () => eventStore.headPosition(),
-    subscribeToAll: (options) => eventStore.subscribeToAll(options),
-    ping: () => eventStore.ping(),
-    close: () => eventStore.close(),
   };
 }

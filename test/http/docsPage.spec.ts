@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { DOCS_PAGE_CONTENT_SECURITY_POLICY, REDOC_BUNDLE_PATH } from '../../src/http/docsPage.js';
 import { request } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { BROWSER_ARGS } from '../../workers/pdf/brochureRenderer.js';
 
 /*
  * The API reference page over HTTP, then in the headless Chromium the PDF worker prints with
@@ -16,23 +17,6 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const BUNDLE_URL = `/docs${REDOC_BUNDLE_PATH}`;
 const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
-
-/** The PDF worker's switches that matter here: no sandbox (containers), nothing reaching out on its own. */
-const BROWSER_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-extensions',
-  '--disable-default-apps',
-  '--disable-domain-reliability',
-  '--no-pings',
-  '--no-zygote',
-  '--disable-dev-shm-usage',
-];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'];
 

@@ -67,7 +67,7 @@ export class RendererUnavailableError extends Error {
  * Chromium's switches: headless, no sandbox (it runs as the service's user in a container), and nothing that
  * reaches out on its own (updates, sync, metrics): the machine may have no outside network at all.
  */
-const BROWSER_ARGS = [
+export const BROWSER_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--no-first-run',

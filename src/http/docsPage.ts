@@ -2,11 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Router, type Request } from 'express';
-import { z } from 'zod';
-import { ValidationFailed } from '../domain/errors.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { answeredNotModified } from './responses.js';
-import { issuesToFields } from './validation.js';
+import { refuseQueryParameters } from './validation.js';
 
 const require = createRequire(import.meta.url);
 
@@ -89,14 +87,6 @@ async function readRedocBundle(): Promise<ServedBundle> {
   return { body, etag: strongEtagOf(body) };
 }
 
-/** Neither address takes a query parameter: one sent anyway is named, not silently ignored. */
-const NO_QUERY = z.object({}).strict();
-
-function refuseQuery(req: Request): void {
-  const query = NO_QUERY.safeParse({ ...req.query });
-  if (!query.success) throw new ValidationFailed(issuesToFields('query', query.error.issues));
-}
-
 /**
  * Mounted at /docs: `GET /docs`, the API reference (Redoc draws `/v1/openapi.yaml` in the browser), and
  * `GET /docs/redoc-{version}.standalone.js`, the Redoc bundle from node_modules, so the page works offline
@@ -108,7 +98,7 @@ export function docsRouter(): Router {
   let bundle: Promise<ServedBundle> | undefined;
 
   router.get('/', (req, res) => {
-    refuseQuery(req);
+    refuseQueryParameters(req);
     // The page's relative addresses resolve against /docs, not /docs/: send the browser there.
     if (req.originalUrl.endsWith('/')) {
       res.redirect(308, '../docs');
@@ -122,7 +112,7 @@ export function docsRouter(): Router {
   });
 
   router.get(REDOC_BUNDLE_PATH, async (req, res) => {
-    refuseQuery(req);
+    refuseQueryParameters(req);
     bundle ??= readRedocBundle().catch((error: unknown) => {
       bundle = undefined;
       throw error;

@@ -1,23 +1,9 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { z } from 'zod';
-import { ValidationFailed } from '../domain/errors.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { ServiceMetrics } from '../metrics/serviceMetrics.js';
 import { rejectOtherMethods } from './methodNotAllowed.js';
 import { sendData, sendError } from './responses.js';
-import { issuesToFields } from './validation.js';
-
-/** None of these endpoints takes a query parameter: one sent anyway is named, not silently ignored. */
-const NO_QUERY = z.object({}).strict();
-
-function refuseQuery(req: Request): void {
-  const query = NO_QUERY.safeParse({ ...req.query });
-  if (!query.success) {
-    const fields: Record<string, string> = {};
-    issuesToFields('query', query.error.issues, fields);
-    throw new ValidationFailed(fields);
-  }
-}
+import { refuseQueryParameters } from './validation.js';
 
 export interface OperationsRoutesDeps {
   readiness: Readiness;
@@ -41,13 +27,13 @@ export function operationsRouter(deps: OperationsRoutesDeps): Router {
   const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
 
   router.get('/livez', (req, res) => {
-    refuseQuery(req);
+    refuseQueryParameters(req);
     noStore(res);
     sendData(res, { status: 'alive' });
   });
 
   router.get('/readyz', async (req, res) => {
-    refuseQuery(req);
+    refuseQueryParameters(req);
     const report = await deps.readiness.check();
     noStore(res);
     const body = { checks: report.checks, lagging: report.lagging, bounds: report.bounds };
@@ -71,7 +57,7 @@ export function operationsRouter(deps: OperationsRoutesDeps): Router {
   const metrics = deps.metrics;
   if (metrics) {
     const scrape: RequestHandler = async (req, res) => {
-      refuseQuery(req);
+      refuseQueryParameters(req);
       const { contentType, body } = await metrics.scrape();
       noStore(res);
       res.type(contentType).send(body);

@@ -1,4 +1,6 @@
-import type { z } from 'zod';
+import type { Request } from 'express';
+import { z } from 'zod';
+import { ValidationFailed } from '../domain/errors.js';
 
 /**
  * Maps zod issues to `details.fields` keys of a 422 (`body.milestones.0.percent`, `params.projectId`,
@@ -31,4 +33,13 @@ export function parseIfMatch(header: string | undefined): { ok: true; expectedRe
   if (header === undefined || header.trim() === '*') return { ok: true };
   const revision = /^\s*"(\d{1,15})"\s*$/.exec(header)?.[1];
   return revision === undefined ? { ok: false } : { ok: true, expectedRevision: Number(revision) };
+}
+
+/** The query of a route that takes no parameter: one sent anyway is named, not silently ignored. */
+const noQueryParameters = z.object({}).strict();
+
+/** 422 VALIDATION_FAILED naming every query parameter of a request to a route that takes none. */
+export function refuseQueryParameters(req: Request): void {
+  const query = noQueryParameters.safeParse({ ...req.query });
+  if (!query.success) throw new ValidationFailed(issuesToFields('query', query.error.issues));
 }

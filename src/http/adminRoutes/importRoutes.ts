@@ -17,7 +17,7 @@ import { rejectOtherMethods } from '../methodNotAllowed.js';
 import { errorResponse, meta, requestIdHeader, requestIdParameter } from '../openApiCommon.js';
 import { requestContextOf } from '../requestContext.js';
 import { sendData } from '../responses.js';
-import { IF_MATCH_PROBLEM, parseIfMatch } from '../validation.js';
+import { IF_MATCH_PROBLEM, parseIfMatch, refuseQueryParameters } from '../validation.js';
 import { refuseRevisionOfNewResource } from './adminSchemas.js';
 import { allowedRolesOf } from './editorRoles.js';
 
@@ -55,12 +55,9 @@ function refuseUnreadableBody(req: Request): void {
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
     throw new UnsupportedMediaType('An import is sent without a Content-Encoding.');
   }
-  const fields: Record<string, string> = Object.fromEntries(
-    Object.keys(req.query).map((name) => [`query.${name}`, 'is not a known field']),
-  );
+  refuseQueryParameters(req);
   const ifMatch = parseIfMatch(req.get('if-match'));
-  if (!ifMatch.ok) fields['header.if-match'] = IF_MATCH_PROBLEM;
-  if (Object.keys(fields).length > 0) throw new ValidationFailed(fields);
+  if (!ifMatch.ok) throw new ValidationFailed({ 'header.if-match': IF_MATCH_PROBLEM });
   // An import writes many records and has no revision of its own: like a create, any revision it names is stale.
   if (ifMatch.ok) refuseRevisionOfNewResource(ifMatch.expectedRevision);
   const declared = Number(req.headers['content-length']);

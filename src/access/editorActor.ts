@@ -1,4 +1,4 @@
-import type { EventMetadata, EventStore } from '../eventStore/eventStore.js';
+import type { EventMetadata, EventStore, NewEvent } from '../eventStore/eventStore.js';
 import { forwardEventStore } from '../metrics/forwardingStores.js';
 
 /**
@@ -43,13 +43,10 @@ export function recordedActorOf(metadata: EventMetadata): RecordedActor {
  * that builds metadata, so no command of the admin API can append an event that does not say who asked.
  */
 export function appendingAs(eventStore: EventStore, actor: ActorMetadata): EventStore {
+  const stamped = (events: NewEvent[]) => events.map((event) => ({ ...event, metadata: { ...event.metadata, ...actor } }));
   return {
     ...forwardEventStore(eventStore),
-    appendToStream: (streamName, events, options) =>
-      eventStore.appendToStream(
-        streamName,
-        events.map((event) => ({ ...event, metadata: { ...event.metadata, ...actor } })),
-        options,
-      ),
+    appendToStream: (streamName, events, options) => eventStore.appendToStream(streamName, stamped(events), options),
+    appendToStreams: (appends) => eventStore.appendToStreams(appends.map((append) => ({ ...append, events: stamped(append.events) }))),
   };
 }

@@ -48,6 +48,13 @@ export interface AppendResult {
   position: bigint;
 }
 
+/** One stream's part of a multi-stream append: its events, appended after the expected revision. */
+export interface StreamAppend {
+  streamName: string;
+  events: NewEvent[];
+  expectedRevision: ExpectedRevision;
+}
+
 export interface ReadAllOptions {
   /** Exclusive lower bound; omitted = from the beginning of the log. */
   after?: bigint;
@@ -74,6 +81,15 @@ export interface Subscription {
 export interface EventStore {
   /** Appends all events atomically, or none (throws WrongExpectedRevisionError on a revision mismatch). */
   appendToStream(streamName: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Appends to several streams in the order given, as appendToStream would one after the other (a stream named
+   * twice is checked the second time against what the first append left): each stream's events all or none,
+   * each against its own expected revision; the results come in the same order. The embedded store writes
+   * them in one transaction, so a refused expectation writes nothing of any stream. EventStoreDB has no
+   * transaction across streams: it appends stream by stream, and a refusal leaves the streams before it
+   * written, so a caller orders its appends such that every prefix of them is a state it can resume from.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** Events of one stream in order; an empty array when the stream does not exist. */
   readStream(streamName: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
   /** Revision of the stream's last event, or null when the stream does not exist; reads that event only, however long the stream. */

@@ -20,9 +20,11 @@ import {
 } from '@eventstore/db-client';
 import {
   WrongExpectedRevisionError,
+  type AppendResult,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
+  type NewEvent,
   type RecordedEvent,
   type SubscribeToAllOptions,
   type Subscription,
@@ -240,33 +242,49 @@ export function createEventStoreDbStore(options: { connectionString: string }): 
     return subscription;
   }
 
-  return {
-    async appendToStream(streamName, events, { expectedRevision }) {
-      if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
-      try {
-        const result = await client.appendToStream(
-          streamName,
-          events.map((event) =>
-            jsonEvent({
-              type: event.type,
-              data: event.data as Record<string, unknown>,
-              metadata: event.metadata ?? {},
-              id: event.id,
-            }),
-          ),
-          { expectedRevision: toClientExpectedRevision(expectedRevision) },
-        );
-        if (!result.position) {
-          throw new Error(`EventStoreDB reported no position for the append to ${streamName}.`);
-        }
-        return { nextExpectedRevision: Number(result.nextExpectedRevision), position: result.position.commit };
-      } catch (error) {
-        if (error instanceof WrongExpectedVersionError) {
-          const actual = error.actualVersion === NO_STREAM ? 'no_stream' : Number(error.actualVersion);
-          throw new WrongExpectedRevisionError(streamName, expectedRevision, actual);
-        }
-        throw error;
+  async function appendToStream(streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
+    try {
+      const result = await client.appendToStream(
+        streamName,
+        events.map((event) =>
+          jsonEvent({
+            type: event.type,
+            data: event.data as Record<string, unknown>,
+            metadata: event.metadata ?? {},
+            id: event.id,
+          }),
+        ),
+        { expectedRevision: toClientExpectedRevision(expectedRevision) },
+      );
+      if (!result.position) {
+        throw new Error(`EventStoreDB reported no position for the append to ${streamName}.`);
       }
+      return { nextExpectedRevision: Number(result.nextExpectedRevision), position: result.position.commit };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = error.actualVersion === NO_STREAM ? 'no_stream' : Number(error.actualVersion);
+        throw new WrongExpectedRevisionError(streamName, expectedRevision, actual);
+      }
+      throw error;
+    }
+  }
+
+  return {
+    appendToStream: (streamName, events, { expectedRevision }) => appendToStream(streamName, events, expectedRevision),
+
+    /**
+     * EventStoreDB has no transaction across streams (it writes one stream's events atomically): the streams are
+     * appended one after the other, and a refused expectation leaves those before it written (see the port).
+     */
+    async appendToStreams(appends) {
+      for (const { streamName, events } of appends) {
+        if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
+      }
+      const results: AppendResult[] = [];
+      for (const { streamName, events, expectedRevision } of appends)
+        results.push(await appendToStream(streamName, events, expectedRevision));
+      return results;
     },
 
     readStream,

@@ -10,6 +10,7 @@ import {
   type LogReadAhead,
   type NewEvent,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeToAllOptions,
   type Subscription,
 } from './eventStore.js';
@@ -266,7 +267,8 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
     return { nextExpectedRevision: last.revision, position: BigInt(last.position) };
   }
 
-  const append = db.transaction((streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+  /** One stream's append; runs inside a transaction (append, appendMany). */
+  function appendInTransaction(streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
     const earlier = findEarlierAppend(streamName, events, expected);
     if (earlier) return earlier;
     const current = selectCurrentRevision.get(streamName);
@@ -291,7 +293,12 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
       position = BigInt(inserted.lastInsertRowid);
     }
     return { nextExpectedRevision: revision, position };
-  });
+  }
+
+  const append = db.transaction(appendInTransaction);
+  const appendMany = db.transaction((appends: readonly StreamAppend[]): AppendResult[] =>
+    appends.map(({ streamName, events, expectedRevision }) => appendInTransaction(streamName, events, expectedRevision)),
+  );
 
   function readAllAfter(after: bigint, maxCount: number): RecordedEvent[] {
     return selectAllAfter.all(after, maxCount).map(toRecordedEvent);
@@ -373,6 +380,16 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
       const result = append.immediate(streamName, events, expectedRevision);
       for (const listener of appendListeners) listener();
       return result;
+    },
+
+    async appendToStreams(appends) {
+      for (const { streamName, events } of appends) {
+        if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
+      }
+      if (appends.length === 0) return [];
+      const results = appendMany.immediate(appends);
+      for (const listener of appendListeners) listener();
+      return results;
     },
 
     async readStream(streamName, options) {

@@ -43,6 +43,11 @@ export function recordAppends(eventStore: EventStore): { eventStore: EventStore;
       if (last === null || appended.position > last) last = appended.position;
       return appended;
     },
+    async appendToStreams(appends) {
+      const appended = await eventStore.appendToStreams(appends);
+      for (const { position } of appended) if (last === null || position > last) last = position;
+      return appended;
+    },
   };
   return {
     eventStore: recording,

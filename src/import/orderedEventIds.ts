@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { EventStore } from '../eventStore/eventStore.js';
+import type { EventStore, NewEvent } from '../eventStore/eventStore.js';
 import { forwardEventStore } from '../metrics/forwardingStores.js';
 
 const SEQUENCE_LIMIT = 2 ** 52;
@@ -42,13 +42,10 @@ const hex = (value: number, digits: number) => value.toString(16).padStart(digit
 /** The event store as the import appends through it: every event without an id gets an ordered one. */
 export function withOrderedEventIds(eventStore: EventStore): EventStore {
   const nextId = orderedEventIds();
+  const named = (events: NewEvent[]) => events.map((event) => (event.id === undefined ? { ...event, id: nextId() } : event));
   return {
     ...forwardEventStore(eventStore),
-    appendToStream: (streamName, events, options) =>
-      eventStore.appendToStream(
-        streamName,
-        events.map((event) => (event.id === undefined ? { ...event, id: nextId() } : event)),
-        options,
-      ),
+    appendToStream: (streamName, events, options) => eventStore.appendToStream(streamName, named(events), options),
+    appendToStreams: (appends) => eventStore.appendToStreams(appends.map((append) => ({ ...append, events: named(append.events) }))),
   };
 }

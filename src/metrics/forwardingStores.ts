@@ -38,6 +38,7 @@ export function forwardGenerationStore(inner: GenerationStore): GenerationStore 
 export function forwardEventStore(inner: EventStore): EventStore {
   const forwarded: EventStore = {
     appendToStream: (streamName, events, options) => inner.appendToStream(streamName, events, options),
+    appendToStreams: (appends) => inner.appendToStreams(appends),
     readStream: (streamName, options) => inner.readStream(streamName, options),
     streamRevision: (streamName) => inner.streamRevision(streamName),
     readAll: (options) => inner.readAll(options),

@@ -11,21 +11,22 @@ export function instrumentEventStore(inner: EventStore, metrics: ServiceMetrics)
   const ok = metrics.eventStoreAppendDuration.labels('ok');
   const conflict = metrics.eventStoreAppendDuration.labels('conflict');
   const failed = metrics.eventStoreAppendDuration.labels('error');
+  const timed = <T>(started: number, appended: Promise<T>): Promise<T> =>
+    appended.then(
+      (result) => {
+        ok.observe(secondsSince(started));
+        return result;
+      },
+      (error: unknown) => {
+        (error instanceof WrongExpectedRevisionError ? conflict : failed).observe(secondsSince(started));
+        throw error;
+      },
+    );
   return {
     ...forwardEventStore(inner),
-    appendToStream(streamName, events, options) {
-      const started = performance.now();
-      return inner.appendToStream(streamName, events, options).then(
-        (result) => {
-          ok.observe(secondsSince(started));
-          return result;
-        },
-        (error: unknown) => {
-          (error instanceof WrongExpectedRevisionError ? conflict : failed).observe(secondsSince(started));
-          throw error;
-        },
-      );
-    },
+    appendToStream: (streamName, events, options) => timed(performance.now(), inner.appendToStream(streamName, events, options)),
+    // A multi-stream append is one write to the store (one transaction in the embedded one): observed as one append.
+    appendToStreams: (appends) => timed(performance.now(), inner.appendToStreams(appends)),
   };
 }
 

@@ -77,7 +77,13 @@ function aRecordingConsumer(options: { onBatchDelayMs?: number } = {}) {
   };
 }
 
-export function eventStoreContract(name: string, create: () => Promise<EventStore>): void {
+/**
+ * What a multi-stream append that meets a refused expectation leaves written: nothing of any stream (one
+ * transaction), or the streams before the refused one (a store without transactions across streams).
+ */
+export type MultiStreamRefusal = 'writes_nothing' | 'keeps_streams_before_it';
+
+export function eventStoreContract(name: string, create: () => Promise<EventStore>, multiStreamRefusal: MultiStreamRefusal): void {
   describe(`${name} event store contract`, () => {
     let store: EventStore;
     const subscriptions: Subscription[] = [];
@@ -306,6 +312,77 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
 
         expect(retried.nextExpectedRevision).toBe(first.nextExpectedRevision);
         expect(sequencesOf(await store.readStream(streamName))).toEqual([0, 1]);
+      });
+    });
+
+    describe('appends to several streams at once', () => {
+      it('when several streams are appended in one call, then each holds its events and the results follow the order given', async () => {
+        const [first, second] = [aStreamName(), aStreamName()];
+        await store.appendToStream(second, events(1), { expectedRevision: 'no_stream' });
+
+        const results = await store.appendToStreams([
+          { streamName: first, events: events(2), expectedRevision: 'no_stream' },
+          { streamName: second, events: events(2, 1), expectedRevision: 0 },
+          { streamName: first, events: events(1, 2), expectedRevision: 1 },
+        ]);
+
+        expect(results.map((result) => result.nextExpectedRevision)).toEqual([1, 2, 2]);
+        expect(results[0]!.position < results[1]!.position && results[1]!.position < results[2]!.position).toBe(true);
+        expect(sequencesOf(await store.readStream(first))).toEqual([0, 1, 2]);
+        expect(sequencesOf(await store.readStream(second))).toEqual([0, 1, 2]);
+        expect((await store.readStream(first)).at(-1)!.position).toBe(results[2]!.position);
+      });
+
+      it(`when one stream's expected revision is stale, then the call fails naming it and ${
+        multiStreamRefusal === 'writes_nothing' ? 'no stream is written' : 'only the streams before it are written'
+      }`, async () => {
+        const [before, stale, after] = [aStreamName(), aStreamName(), aStreamName()];
+        await store.appendToStream(stale, events(2), { expectedRevision: 'no_stream' });
+
+        const conflict = await conflictOf(
+          store.appendToStreams([
+            { streamName: before, events: events(2), expectedRevision: 'no_stream' },
+            { streamName: stale, events: events(1, 2), expectedRevision: 0 },
+            { streamName: after, events: events(1), expectedRevision: 'no_stream' },
+          ]),
+        );
+
+        expect(conflict).toMatchObject({ streamName: stale, expected: 0, actual: 1 });
+        expect(sequencesOf(await store.readStream(before))).toEqual(multiStreamRefusal === 'writes_nothing' ? [] : [0, 1]);
+        expect(sequencesOf(await store.readStream(stale))).toEqual([0, 1]);
+        expect(await store.readStream(after)).toEqual([]);
+      });
+
+      it('when a multi-stream append is retried with the same event ids and expectations, then each stream stores its events once', async () => {
+        const [first, second] = [aStreamName(), aStreamName()];
+        const appends = [
+          { streamName: first, events: [anEvent(0, { id: randomUUID() })], expectedRevision: 'no_stream' as const },
+          {
+            streamName: second,
+            events: [anEvent(0, { id: randomUUID() }), anEvent(1, { id: randomUUID() })],
+            expectedRevision: 'no_stream' as const,
+          },
+        ];
+
+        const appended = await store.appendToStreams(appends);
+        const retried = await store.appendToStreams(appends);
+
+        expect(retried).toEqual(appended);
+        expect(sequencesOf(await store.readStream(first))).toEqual([0]);
+        expect(sequencesOf(await store.readStream(second))).toEqual([0, 1]);
+      });
+
+      it('when one of the streams is given no events, then the call is refused and nothing is written', async () => {
+        const streamName = aStreamName();
+
+        await expect(
+          store.appendToStreams([
+            { streamName, events: events(1), expectedRevision: 'no_stream' },
+            { streamName: aStreamName(), events: [], expectedRevision: 'any' },
+          ]),
+        ).rejects.toThrow(RangeError);
+
+        expect(await store.readStream(streamName)).toEqual([]);
       });
     });
 

@@ -11,5 +11,9 @@ if (!connectionString) {
 }
 
 describe.skipIf(!connectionString)('EventStoreDB adapter', () => {
-  eventStoreContract('EventStoreDB', async () => createEventStoreDbStore({ connectionString: connectionString! }));
+  eventStoreContract(
+    'EventStoreDB',
+    async () => createEventStoreDbStore({ connectionString: connectionString! }),
+    'keeps_streams_before_it',
+  );
 });

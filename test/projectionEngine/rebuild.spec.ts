@@ -110,6 +110,7 @@ describe('rebuild', () => {
     const reads: Array<bigint | undefined> = [];
     const eventStore: EventStore = {
       appendToStream: (...args) => store.appendToStream(...args),
+      appendToStreams: (appends) => store.appendToStreams(appends),
       readStream: (...args) => store.readStream(...args),
       streamRevision: (streamName) => store.streamRevision(streamName),
       readAll: (options) => {

@@ -2,11 +2,11 @@
  * The in-memory mirror of one physical collection: its documents, frozen, with the lookups of its declared
  * indexes, its sorted orderings and its recent query results, cached until the collection next changes.
  */
-import type { Doc, DocId, Filter, IndexSpec } from '../readStore.js';
+import { indexName, type Doc, type DocId, type Filter, type IndexSpec } from '../readStore.js';
 import { compileQuery } from './filter.js';
 import { EqualityIndex, UniqueKeys, type DocChange } from './indexes.js';
 import { Ordering, type Positions } from './ordering.js';
-import { candidatePositions, equalityCandidates } from './queryPlanner.js';
+import { candidatePositions, equalityLookup, narrowingLookup, type EmbeddedReadPlan, type EqualityLookup } from './queryPlanner.js';
 import { compareValues, sortDocs, type SortSpec } from './sortOrder.js';
 
 /** Distinct queries (filter, text, sort) whose full, ordered match list each collection keeps. */
@@ -98,19 +98,25 @@ export class CollectionMirror {
     return matches;
   }
 
+  /** What `matching` starts from and walks for a query, without matching anything. */
+  plan(filter: Filter | undefined, sort: SortSpec): EmbeddedReadPlan {
+    const lookup = narrowingLookup(filter, this.docs, this.equalityIndexes);
+    return { source: lookup ? `lookup ${lookup.path}` : 'ordering', ordering: indexName({ keys: sort }) };
+  }
+
+  /** The same for `first`. */
+  firstPlan(filter: Filter): EmbeddedReadPlan {
+    const exact = this.exactLookup(filter);
+    return exact ? { source: `lookup ${exact.path}`, ordering: null } : this.plan(filter, BY_ID);
+  }
+
   /** The matching document with the smallest `_id`. */
   first(filter: Filter): Doc | undefined {
-    // One equality with a plain value on `_id` or an indexed path (a slug lookup on every request): the
-    // index holds exactly the matching documents, so no query needs compiling or ordering.
-    const conditions = Object.values(filter);
-    const only = conditions.length === 1 ? conditions[0] : undefined;
-    if (typeof only === 'string' || typeof only === 'number' || typeof only === 'boolean') {
-      const matches = equalityCandidates(filter, this.docs, this.equalityIndexes);
-      if (matches) {
-        let smallest: Doc | undefined;
-        for (const doc of matches) if (!smallest || compareValues(doc._id, smallest._id) < 0) smallest = doc;
-        return smallest;
-      }
+    const exact = this.exactLookup(filter);
+    if (exact) {
+      let smallest: Doc | undefined;
+      for (const doc of exact.docs) if (!smallest || compareValues(doc._id, smallest._id) < 0) smallest = doc;
+      return smallest;
     }
     const ordering = this.ordering(BY_ID);
     const positions = ordering.select(
@@ -118,6 +124,17 @@ export class CollectionMirror {
       candidatePositions(filter, this.docs, this.equalityIndexes, ordering),
     );
     return positions.length === 0 ? undefined : ordering.docs[positions[0]!];
+  }
+
+  /**
+   * One equality with a plain value on `_id` or an indexed path (a slug lookup on every request): the
+   * lookup holds exactly the matching documents, so no query needs compiling or ordering.
+   */
+  private exactLookup(filter: Filter): EqualityLookup | undefined {
+    const conditions = Object.values(filter);
+    const only = conditions.length === 1 ? conditions[0] : undefined;
+    if (typeof only !== 'string' && typeof only !== 'number' && typeof only !== 'boolean') return undefined;
+    return equalityLookup(filter, this.docs, this.equalityIndexes);
   }
 
   private ordering(sort: SortSpec): Ordering {

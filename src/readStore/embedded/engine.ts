@@ -16,11 +16,13 @@ import {
   type IndexSpec,
   type WriteOp,
 } from '../readStore.js';
+import type { ReadCall } from '../readCall.js';
 import { CollectionMirror, deepFreeze } from './collectionMirror.js';
 import { announceCommit, commitsAnnounced } from './commitsInProcess.js';
 import { Generation, newGenerationId, type StoreView } from './generation.js';
 import { encodeDocs, GenerationWriter } from './generationWriter.js';
 import { UniqueKeys, validateIndexSpec, type DocChange } from './indexes.js';
+import type { EmbeddedReadPlan } from './queryPlanner.js';
 import { normalizeSort } from './sortOrder.js';
 import { ADDED_COLUMNS, BUSY_TIMEOUT_MS, SCHEMA } from './sqliteSchema.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
@@ -157,6 +159,22 @@ export class EmbeddedEngine implements StoreView {
 
   findOne(view: StoreView, collection: string, filter: Filter): Doc | null {
     return this.freshMirror(view, collection).first(filter) ?? null;
+  }
+
+  /** How `find`, `findOne`, `get` or `getMany` would answer the read, without answering it. */
+  explain(view: StoreView, call: ReadCall): EmbeddedReadPlan {
+    const mirror = this.freshMirror(view, call.collection);
+    switch (call.method) {
+      case 'find':
+        return mirror.plan(call.options.filter, normalizeSort(call.options.sort));
+      case 'findOne':
+        return mirror.firstPlan(call.filter);
+      case 'get':
+      case 'getMany':
+        return { source: '_id', ordering: null };
+      default:
+        return assertNever(call);
+    }
   }
 
   getCheckpoint(view: StoreView, name: string): bigint | null {

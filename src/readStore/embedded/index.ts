@@ -37,8 +37,17 @@ import type {
   ReadStore,
   WriteOp,
 } from '../readStore.js';
+import type { ReadCall } from '../readCall.js';
 import { EmbeddedEngine } from './engine.js';
 import type { StoreView } from './generation.js';
+import type { EmbeddedReadPlan } from './queryPlanner.js';
+
+export type { EmbeddedReadPlan } from './queryPlanner.js';
+
+/** The embedded store, which can also say how it answers a read (which lookup, which ordering). */
+export interface EmbeddedReadStore extends ReadStore {
+  explain(call: ReadCall): Promise<EmbeddedReadPlan>;
+}
 
 /** The port on a view; `settled` resolves before each operation's turn (a generation's queued writes). */
 function storeOn(engine: EmbeddedEngine, view: StoreView, settled: () => Promise<void> = async () => undefined) {
@@ -81,10 +90,13 @@ function storeOn(engine: EmbeddedEngine, view: StoreView, settled: () => Promise
  * The embedded read store: `file` is the SQLite database (created if absent); without it everything lives
  * in memory and disappears on close (tests). Returned documents are frozen and shared: do not mutate them.
  */
-export function createEmbeddedReadStore(options: { file?: string } = {}): ReadStore {
+export function createEmbeddedReadStore(options: { file?: string } = {}): EmbeddedReadStore {
   const engine = new EmbeddedEngine(options.file ?? ':memory:');
   return {
     ...storeOn(engine, engine),
+    async explain(call: ReadCall): Promise<EmbeddedReadPlan> {
+      return engine.explain(engine, call);
+    },
     async beginGeneration(collections: string[]): Promise<GenerationStore> {
       // Writes still queued for a generation this one replaces must not land after it dropped them.
       await engine.writerIdle();

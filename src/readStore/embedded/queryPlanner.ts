@@ -1,6 +1,6 @@
 /*
  * Which documents a query starts from: all of an ordering, or those an equality lookup (on `_id` or a
- * declared index) gives when it narrows the collection well.
+ * declared index) gives when it narrows the collection well. `EmbeddedReadPlan` says which, for `explain`.
  */
 import type { Condition, Doc, DocId, Filter, Scalar } from '../readStore.js';
 import type { EqualityIndex } from './indexes.js';
@@ -8,6 +8,17 @@ import type { Ordering, Positions } from './ordering.js';
 
 /** Below this share of the collection, equality-index candidates are filtered and ranked instead of a scan. */
 const CANDIDATE_SHARE = 0.25;
+
+/** How the embedded store answers a read: what `EmbeddedEngine.explain` reports. */
+export interface EmbeddedReadPlan {
+  /**
+   * Where the matching starts: `_id` (the documents by id), `lookup <path>` (the documents an equality lookup
+   * on `_id` or a declared index gives), or `ordering` (every document of the sort's ordering).
+   */
+  source: string;
+  /** The sort order the matches are walked in, named as an index (`name_1__id_1`); null when none is walked. */
+  ordering: string | null;
+}
 
 /** The scalar values an equality condition accepts, when it can be answered from a lookup. */
 function equalityValues(condition: Condition): readonly Scalar[] | undefined {
@@ -24,18 +35,33 @@ export function candidatePositions(
   equalityIndexes: ReadonlyMap<string, EqualityIndex>,
   ordering: Ordering,
 ): Positions | undefined {
-  const candidates = equalityCandidates(filter, docs, equalityIndexes);
-  if (!candidates || candidates.size >= docs.size * CANDIDATE_SHARE) return undefined;
-  return ordering.positionsOf(candidates);
+  const lookup = narrowingLookup(filter, docs, equalityIndexes);
+  return lookup && ordering.positionsOf(lookup.docs);
 }
 
-/** The smallest superset an equality lookup (on `_id` or a declared index) gives, if any applies. */
-export function equalityCandidates(
+/** The equality lookup a query starts from, when it narrows the collection well: its path and its documents. */
+export function narrowingLookup(
   filter: Filter | undefined,
   docs: ReadonlyMap<DocId, Doc>,
   equalityIndexes: ReadonlyMap<string, EqualityIndex>,
-): Set<Doc> | undefined {
-  let smallest: Set<Doc> | undefined;
+): EqualityLookup | undefined {
+  const lookup = equalityLookup(filter, docs, equalityIndexes);
+  return lookup && lookup.docs.size < docs.size * CANDIDATE_SHARE ? lookup : undefined;
+}
+
+export interface EqualityLookup {
+  /** `_id`, or the path of a declared index. */
+  path: string;
+  docs: Set<Doc>;
+}
+
+/** The lookup (on `_id` or a declared index) giving the smallest superset of the matches, if any applies. */
+export function equalityLookup(
+  filter: Filter | undefined,
+  docs: ReadonlyMap<DocId, Doc>,
+  equalityIndexes: ReadonlyMap<string, EqualityIndex>,
+): EqualityLookup | undefined {
+  let smallest: EqualityLookup | undefined;
   for (const [path, condition] of Object.entries(filter ?? {})) {
     if (condition === undefined) continue;
     const values = equalityValues(condition);
@@ -50,7 +76,7 @@ export function equalityCandidates(
     } else {
       found = equalityIndexes.get(path)?.lookup(values);
     }
-    if (found && (!smallest || found.size < smallest.size)) smallest = found;
+    if (found && (!smallest || found.size < smallest.docs.size)) smallest = { path, docs: found };
   }
   return smallest;
 }

@@ -11,6 +11,7 @@ import {
   type Filter as MongoFilter,
   type IndexDescription,
 } from 'mongodb';
+import { assertNever } from '../domain/decider.js';
 import {
   DuplicateKeyError,
   indexName,
@@ -27,6 +28,7 @@ import {
   type SortDirection,
   type WriteOp,
 } from './readStore.js';
+import type { ReadCall } from './readCall.js';
 
 /*
  * MongoDB read store. Logical collections map to physical ones through one mapping document in `_aliases`
@@ -137,6 +139,19 @@ function toMongoSort(sort: FindOptions['sort']): Array<[string, SortDirection]> 
   return spec;
 }
 
+/** The stage countDocuments ends its aggregation with. */
+const COUNT_STAGE = { $group: { _id: 1, n: { $sum: 1 } } };
+
+/** The query a `find` matches with, and its cursor of the page (none for `limit: 0`, which only counts). */
+function findCommands(documents: Collection<StoredDoc>, options: FindOptions) {
+  const query = toMongoQuery(options.filter, options.text);
+  const skip = Math.max(0, options.skip ?? 0);
+  const limit = options.limit === undefined ? undefined : Math.max(0, options.limit);
+  const cursor =
+    limit === 0 ? null : documents.find(query, { sort: toMongoSort(options.sort), skip, ...(limit === undefined ? {} : { limit }) });
+  return { query, cursor };
+}
+
 const toIndexDescription = (spec: IndexSpec): IndexDescription => ({
   key: new Map(spec.keys),
   name: indexName(spec),
@@ -233,16 +248,33 @@ class MongoEngine implements MongoView {
   async find(view: MongoView, collection: string, options: FindOptions = {}): Promise<FindResult<Doc>> {
     view.assertUsable();
     const documents = this.collectionOf(await view.physicalOf(collection));
-    const query = toMongoQuery(options.filter, options.text);
-    const skip = Math.max(0, options.skip ?? 0);
-    const limit = options.limit === undefined ? undefined : Math.max(0, options.limit);
-    const [items, total] = await Promise.all([
-      limit === 0
-        ? Promise.resolve([])
-        : documents.find(query, { sort: toMongoSort(options.sort), skip, ...(limit === undefined ? {} : { limit }) }).toArray(),
-      documents.countDocuments(query),
-    ]);
+    const { query, cursor } = findCommands(documents, options);
+    const [items, total] = await Promise.all([cursor ? cursor.toArray() : Promise.resolve([]), documents.countDocuments(query)]);
     return { items, total };
+  }
+
+  /**
+   * MongoDB's explain ('queryPlanner') of each command the read sends, in order: a `find` sends its find
+   * (none for `limit: 0`) and its count, the aggregation countDocuments runs.
+   */
+  async explain(view: MongoView, call: ReadCall): Promise<Document[]> {
+    view.assertUsable();
+    const documents = this.collectionOf(await view.physicalOf(call.collection));
+    switch (call.method) {
+      case 'find': {
+        const { query, cursor } = findCommands(documents, call.options);
+        const count = documents.aggregate([{ $match: query }, COUNT_STAGE]);
+        return [...(cursor ? [await cursor.explain('queryPlanner')] : []), await count.explain('queryPlanner')];
+      }
+      case 'findOne':
+        return [await documents.find(toMongoQuery(call.filter, undefined), { sort: [['_id', 1]], limit: 1 }).explain('queryPlanner')];
+      case 'get':
+        return [await documents.find({ _id: call.id }, { limit: 1 }).explain('queryPlanner')];
+      case 'getMany':
+        return [await documents.find({ _id: { $in: [...call.ids] } }).explain('queryPlanner')];
+      default:
+        return assertNever(call);
+    }
   }
 
   async get(view: MongoView, collection: string, id: DocId): Promise<Doc | null> {
@@ -566,16 +598,22 @@ function storeOn(engine: MongoEngine, view: MongoView) {
   };
 }
 
+/** The MongoDB read store, which can also say how MongoDB answers a read (see MongoEngine.explain). */
+export interface MongoReadStore extends ReadStore {
+  explain(call: ReadCall): Promise<Document[]>;
+}
+
 /**
  * The MongoDB read store. `dbName` defaults to the database named in the URL (the driver's default
  * otherwise). The client connects on first use.
  */
-export function createMongoReadStore(options: { url: string; dbName?: string }): ReadStore {
+export function createMongoReadStore(options: { url: string; dbName?: string }): MongoReadStore {
   // Undefined fields are left out, as JSON (and so the embedded store) leaves them out.
   const client = new MongoClient(options.url, { ignoreUndefined: true });
   const engine = new MongoEngine(client, client.db(options.dbName));
   return {
     ...storeOn(engine, engine),
+    explain: (call) => engine.explain(engine, call),
     async beginGeneration(collections: string[]): Promise<GenerationStore> {
       const generation = await engine.beginGeneration(collections);
       return {

@@ -4,7 +4,7 @@ import { ApiError } from './errors.js';
 /** One stream per (resource type, slug): `projectSlug-marina-heights`. */
 export const slugStream = (resourceType: string, slug: string): string => `${resourceType}Slug-${slug}`;
 
-type SlugEvent =
+export type SlugEvent =
   | { type: 'SlugReserved'; data: { resourceType: string; slug: string; resourceId: number } }
   | { type: 'SlugReleased'; data: { resourceType: string; slug: string; resourceId: number } };
 

@@ -8,8 +8,8 @@ import { subCommunityAggregate } from '../catalogue/subCommunity.js';
 import { unitTypeAggregate } from '../catalogue/unitType.js';
 import type { Aggregate } from '../domain/decider.js';
 import { idSequenceStream, peekNextId, type PeekedId } from '../domain/idAllocator.js';
-import { assertSlugAvailable, releaseSlug, reserveSlug, SlugTaken } from '../domain/slugReservations.js';
-import type { DomainEvent, EventStore, NewEvent } from '../eventStore/eventStore.js';
+import { assertSlugAvailable, slugStream, SlugTaken, type SlugEvent } from '../domain/slugReservations.js';
+import type { AppendResult, DomainEvent, EventStore, NewEvent, StreamAppend } from '../eventStore/eventStore.js';
 import { ImportKeys, type KeyBinding, type NewKeyBinding } from './importKeys.js';
 import type { ImportRecordType } from './importLines.js';
 
@@ -203,40 +203,112 @@ export class ImportBatch {
   }
 
   /**
-   * Writes the batch in an order that a crash at any point leaves resumable: the ids are claimed, then the
-   * keys bound to them, then the slugs reserved for them, then the records' events appended, then replaced
-   * slugs released. Each write that succeeds is taken into the working catalogue at once, so that a batch
-   * decided again after a refused append (a concurrent edit or import) starts from what is stored.
-   * `between` runs after each slug and record append (the import lets the process's other work run there).
+   * Writes the batch with one multi-stream append (one transaction in the embedded store), its streams in an
+   * order that a crash after any prefix of them leaves resumable (a store without transactions across streams
+   * writes them one by one): the ids are claimed, then the keys bound to them, then the slugs reserved for
+   * them, then the records' events appended, then replaced slugs released. Once written, the batch is taken
+   * into the working catalogue; a refused append (a concurrent edit or import) leaves the batch's records to
+   * be read again from the log when it is decided again. `between` runs after each slug stream read (the
+   * import lets the process's other work run there).
    */
   async write(between: () => Promise<void>): Promise<void> {
-    const { eventStore } = this.deps;
+    const appends: StreamAppend[] = [];
     for (const [sequence, { peeked, taken }] of this.ids) {
       if (taken === 0) continue;
       const claims = Array.from({ length: taken }, () => ({ type: 'IdAllocated', data: { resourceType: sequence } }));
-      await eventStore.appendToStream(idSequenceStream(sequence), claims, { expectedRevision: peeked.sequenceRevision ?? 'no_stream' });
+      appends.push({ streamName: idSequenceStream(sequence), events: claims, expectedRevision: peeked.sequenceRevision ?? 'no_stream' });
     }
-    await this.working.keys.bind(eventStore, [...this.bindings.values()]);
+    const bindings = [...this.bindings.values()];
+    const binding = this.working.keys.bindingAppend(bindings);
+    if (binding) appends.push(binding);
+    const slugs = new SlugStreams(this.deps.eventStore);
     for (const reservation of this.reservations) {
-      await reserveSlug(eventStore, reservation, (owner) => this.exists(reservation.aggregate, owner), SLUG_FIELD);
+      const reserved = await slugs.reserve(reservation, (owner) => this.exists(reservation.aggregate, owner));
+      if (reserved) appends.push(reserved);
       await between();
     }
-    for (const [stream, pending] of this.streams) {
-      try {
-        const appended = await eventStore.appendToStream(stream, pending.events, { expectedRevision: pending.expected });
-        this.working.remember(pending.aggregate, pending.id, { state: pending.state, revision: appended.nextExpectedRevision });
-      } catch (error) {
-        this.working.forget(stream);
-        throw error;
-      }
-      await between();
+    const recordsFrom = appends.length;
+    for (const [streamName, pending] of this.streams)
+      appends.push({ streamName, events: pending.events, expectedRevision: pending.expected });
+    for (const release of this.releases) {
+      const released = await slugs.release(release);
+      if (released) appends.push(released);
     }
-    for (const release of this.releases) await releaseSlug(eventStore, release);
+
+    let appended: AppendResult[];
+    try {
+      appended = await this.deps.eventStore.appendToStreams(appends);
+    } catch (error) {
+      for (const stream of this.streams.keys()) this.working.forget(stream);
+      throw error;
+    }
+    if (binding) this.working.keys.bound(bindings, appended[appends.indexOf(binding)]!);
+    let index = recordsFrom;
+    for (const pending of this.streams.values()) {
+      this.working.remember(pending.aggregate, pending.id, { state: pending.state, revision: appended[index++]!.nextExpectedRevision });
+    }
   }
 
   private async exists(aggregate: AnyAggregate, id: number): Promise<boolean> {
     if (this.streams.has(aggregate.streamName(id))) return true;
     return (await this.working.load(aggregate, id)).revision !== null;
+  }
+}
+
+/**
+ * The slug streams a batch writes, as its appends will leave them: a slug the batch reserves and then releases
+ * again (a record renamed twice) is released after its reservation, as reserveSlug and releaseSlug would do
+ * one after the other.
+ */
+class SlugStreams {
+  private readonly streams = new Map<string, { last: SlugEvent | undefined; revision: number | null }>();
+
+  constructor(private readonly eventStore: EventStore) {}
+
+  /**
+   * The append reserving the slug, or null when it is this record's already; SlugTaken when another record
+   * that exists holds it. A reservation left by a record whose stream does not exist is taken over.
+   */
+  async reserve(reservation: SlugReservation, ownerExists: (id: number) => Promise<boolean>): Promise<StreamAppend | null> {
+    const stream = await this.read(reservation);
+    const holder = stream.last?.type === 'SlugReserved' ? stream.last.data.resourceId : undefined;
+    if (holder === reservation.resourceId) return null;
+    if (holder !== undefined && (await ownerExists(holder))) throw new SlugTaken(reservation.resourceType, reservation.slug, SLUG_FIELD);
+    return this.append(reservation, 'SlugReserved', stream);
+  }
+
+  /** The append releasing the slug, or null when this record does not hold it. */
+  async release(reservation: SlugReservation): Promise<StreamAppend | null> {
+    const stream = await this.read(reservation);
+    if (stream.last?.type !== 'SlugReserved' || stream.last.data.resourceId !== reservation.resourceId) return null;
+    return this.append(reservation, 'SlugReleased', stream);
+  }
+
+  private async read({ resourceType, slug }: SlugReservation): Promise<{ last: SlugEvent | undefined; revision: number | null }> {
+    const name = slugStream(resourceType, slug);
+    let stream = this.streams.get(name);
+    if (!stream) {
+      const last = (await this.eventStore.readStream(name)).at(-1);
+      stream = { last: last as unknown as SlugEvent | undefined, revision: last?.revision ?? null };
+      this.streams.set(name, stream);
+    }
+    return stream;
+  }
+
+  private append(
+    { resourceType, slug, resourceId }: SlugReservation,
+    type: SlugEvent['type'],
+    stream: { last: SlugEvent | undefined; revision: number | null },
+  ): StreamAppend {
+    const event: SlugEvent = { type, data: { resourceType, slug, resourceId } };
+    const append: StreamAppend = {
+      streamName: slugStream(resourceType, slug),
+      events: [event],
+      expectedRevision: stream.revision ?? 'no_stream',
+    };
+    stream.last = event;
+    stream.revision = (stream.revision ?? -1) + 1;
+    return append;
   }
 }
 

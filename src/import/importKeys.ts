@@ -1,4 +1,4 @@
-import type { DomainEvent, EventStore } from '../eventStore/eventStore.js';
+import type { AppendResult, DomainEvent, EventStore, StreamAppend } from '../eventStore/eventStore.js';
 import type { ImportRecordType } from './importLines.js';
 
 /**
@@ -49,17 +49,21 @@ export class ImportKeys {
     return this.byType.get(type)?.get(key);
   }
 
-  /** Appends the bindings as one event, expecting the stream as it was read (a concurrent import is refused). */
-  async bind(eventStore: EventStore, bindings: readonly NewKeyBinding[]): Promise<void> {
-    if (bindings.length === 0) return;
+  /**
+   * The append that binds the keys as one event, expecting the stream as it was read (a concurrent import is
+   * refused); null when there is nothing to bind. `bound` takes them in once it is written.
+   */
+  bindingAppend(bindings: readonly NewKeyBinding[]): StreamAppend | null {
+    if (bindings.length === 0) return null;
     const keys: Partial<Record<ImportRecordType, KeyBindingEntry[]>> = {};
     for (const { type, key, id, projectId } of bindings) {
       (keys[type] ??= []).push(projectId === undefined ? [key, id] : [key, id, projectId]);
     }
     const event: ImportKeysBound = { type: 'ImportKeysBound', data: { keys } };
-    const appended = await eventStore.appendToStream(IMPORT_KEYS_STREAM, [event], {
-      expectedRevision: this.streamRevision ?? 'no_stream',
-    });
+    return { streamName: IMPORT_KEYS_STREAM, events: [event], expectedRevision: this.streamRevision ?? 'no_stream' };
+  }
+
+  bound(bindings: readonly NewKeyBinding[], appended: AppendResult): void {
     for (const binding of bindings) this.set(binding);
     this.streamRevision = appended.nextExpectedRevision;
   }

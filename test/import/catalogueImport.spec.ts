@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projectAggregate, type Project } from '../../src/catalogue/project.js';
 import { loadAggregate } from '../../src/domain/commandHandler.js';
 import { idSequenceStream } from '../../src/domain/idAllocator.js';
+import { slugStream } from '../../src/domain/slugReservations.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { ImportKeys } from '../../src/import/importKeys.js';
@@ -218,6 +219,37 @@ describe('importCatalogue', () => {
     ]);
   });
 
+  it('when a record takes a new slug twice in one batch, then only its last slug stays reserved and another record can take the others', async () => {
+    await runImport(
+      eventStore,
+      ndjson(
+        ...referenceLines,
+        projectLine('p1', { slug: 'first' }),
+        projectLine('p1', { slug: 'second' }),
+        projectLine('p1', { slug: 'third' }),
+      ),
+    );
+
+    const slugEvents = async (slug: string) =>
+      (await eventStore.readStream(slugStream('project', slug))).map((event) => [
+        event.type,
+        (event.data as { resourceId: number }).resourceId,
+      ]);
+    const p1 = await idOf('project', 'p1');
+    expect(await slugEvents('first')).toEqual([
+      ['SlugReserved', p1],
+      ['SlugReleased', p1],
+    ]);
+    expect(await slugEvents('second')).toEqual([
+      ['SlugReserved', p1],
+      ['SlugReleased', p1],
+    ]);
+    expect(await slugEvents('third')).toEqual([['SlugReserved', p1]]);
+    const { refusals } = await runImport(eventStore, ndjson(...referenceLines, projectLine('p2', { slug: 'second' })));
+    expect(refusals).toEqual([]);
+    expect((await projectOf('p2')).slug).toBe('second');
+  });
+
   it('when a key comes again later in the file, then that line revises the record, so two projects can name each other', async () => {
     const { report } = await runImport(
       eventStore,
@@ -253,14 +285,15 @@ describe('importCatalogue', () => {
     let raced = false;
     const racing: EventStore = {
       ...eventStore,
-      appendToStream: async (streamName, events, options) => {
-        if (!raced && streamName === idSequenceStream('project')) {
+      appendToStreams: async (appends) => {
+        const sequence = idSequenceStream('project');
+        if (!raced && appends.some((append) => append.streamName === sequence)) {
           raced = true;
-          await eventStore.appendToStream(streamName, [{ type: 'IdAllocated', data: { resourceType: 'project' } }], {
+          await eventStore.appendToStream(sequence, [{ type: 'IdAllocated', data: { resourceType: 'project' } }], {
             expectedRevision: 'any',
           });
         }
-        return eventStore.appendToStream(streamName, events, options);
+        return eventStore.appendToStreams(appends);
       },
     };
 
@@ -310,37 +343,64 @@ describe('importCatalogue after a crash', () => {
     return counts;
   }
 
-  it('when the import stops at any of its appends, then running it again completes the catalogue without a duplicate', async () => {
+  /**
+   * The store as a crash at its `crashAt`-th append leaves it: a store without transactions across streams
+   * (EventStoreDB) writes a batch's streams one by one, so the crash may come between two of them; the
+   * embedded store writes a batch's streams in one transaction, so the crash comes before or after the batch.
+   */
+  function crashingAt(store: EventStore, crashAt: number, streamByStream: boolean): EventStore {
     let appends = 0;
-    const counting: EventStore = {
-      ...eventStore,
-      appendToStream: (...args) => {
-        appends += 1;
-        return eventStore.appendToStream(...args);
+    const crash = () => {
+      if (++appends === crashAt) throw new Error(`crash at append ${crashAt}`);
+    };
+    return {
+      ...store,
+      appendToStreams: async (streams) => {
+        if (!streamByStream) {
+          crash();
+          return store.appendToStreams(streams);
+        }
+        const results = [];
+        for (const { streamName, events, expectedRevision } of streams) {
+          crash();
+          results.push(await store.appendToStream(streamName, events, { expectedRevision }));
+        }
+        return results;
       },
     };
-    await runImport(counting, file, { batchLines: 5 });
-    const clean = { catalogue: await catalogueByKey(eventStore), creations: await creations(eventStore) };
-    expect(appends).toBeGreaterThan(20);
+  }
 
-    for (let crashAt = 1; crashAt <= appends; crashAt++) {
-      const store = createSqliteEventStore({ file: ':memory:' });
-      let calls = 0;
-      const crashing: EventStore = {
-        ...store,
-        appendToStream: (...args) => {
-          if (++calls === crashAt) throw new Error(`crash at append ${crashAt}`);
-          return store.appendToStream(...args);
+  it.each([
+    ['one transaction per batch', false],
+    ['a batch stream by stream', true],
+  ])(
+    'when the import stops at any of its appends (%s), then running it again completes the catalogue without a duplicate',
+    async (_, streamByStream) => {
+      let appends = 0;
+      const counting: EventStore = {
+        ...eventStore,
+        appendToStreams: (streams) => {
+          appends += streamByStream ? streams.length : 1;
+          return eventStore.appendToStreams(streams);
         },
       };
-      await expect(runImport(crashing, file, { batchLines: 5 })).rejects.toThrow(`crash at append ${crashAt}`);
+      await runImport(counting, file, { batchLines: 5 });
+      const clean = { catalogue: await catalogueByKey(eventStore), creations: await creations(eventStore) };
+      expect(appends).toBeGreaterThan(streamByStream ? 20 : 3);
 
-      const resumed = await runImport(store, file, { batchLines: 5 });
+      for (let crashAt = 1; crashAt <= appends; crashAt++) {
+        const store = createSqliteEventStore({ file: ':memory:' });
+        await expect(runImport(crashingAt(store, crashAt, streamByStream), file, { batchLines: 5 })).rejects.toThrow(
+          `crash at append ${crashAt}`,
+        );
 
-      expect(resumed.refusals).toEqual([]);
-      expect(await catalogueByKey(store)).toEqual(clean.catalogue);
-      expect(await creations(store)).toEqual(clean.creations);
-      await store.close();
-    }
-  });
+        const resumed = await runImport(store, file, { batchLines: 5 });
+
+        expect(resumed.refusals).toEqual([]);
+        expect(await catalogueByKey(store)).toEqual(clean.catalogue);
+        expect(await creations(store)).toEqual(clean.creations);
+        await store.close();
+      }
+    },
+  );
 });

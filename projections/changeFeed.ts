@@ -10,8 +10,11 @@ import {
 } from '../src/projectionEngine/projection.js';
 
 export const PROJECT_CHANGES = 'project_changes';
-/** Whether and where each project is published, as far as the change feed needs it; read by no query. */
-export const PROJECT_CHANGES_PUBLICATION = 'project_changes_publication';
+/**
+ * One document per project: what the change feed's updated_since pages need of its whole history (latest
+ * change per kind, publication, removals), so a page is read from an index instead of every entry.
+ */
+export const PROJECT_CHANGE_SUMMARIES = 'project_change_summaries';
 
 type OwnEditEventType = (typeof projectOwnEditEventTypes)[number];
 type RelatedEditEventType = (typeof changeFeedRelatedEventTypes)[number];
@@ -57,21 +60,45 @@ interface Publication {
   community_id: number;
 }
 
-interface PublicationDoc extends Publication, PositionedDoc {
+/** The latest changed_at of each kind of change. */
+export type ChangeTimes = Partial<Record<ChangeKind, string>>;
+
+/** A change that took the project out of a community where it was published. */
+export interface Withdrawal {
+  community_id: number;
+  position: number;
+  /** The latest changed_at of each kind up to and including this change: what a report of the removal says. */
+  kinds: ChangeTimes;
+  /** The latest of `kinds`. */
+  changed_at: string;
+}
+
+export interface ProjectChangeSummaryDoc extends Publication, PositionedDoc {
   _id: number;
+  kinds: ChangeTimes;
+  /** The latest of `kinds`. */
+  changed_at: string;
+  /** The latest removal from each community, in log order: a client learns of the last one it could see. */
+  withdrawals: Withdrawal[];
+  /**
+   * When the project last changed for a client that sees the community in `feed_community_id`: while
+   * published, its latest change; otherwise its latest removal's changed_at; null if it was never published.
+   * The sort key of updated_since pages, which never moves back, so an edit moves a project towards page 1.
+   */
+  feed_at: string | null;
+  /** While published, its community; otherwise the one its latest removal took it out of; null if never published. */
+  feed_community_id: number | null;
+  /** The other communities it was removed from: a client seeing only those learns of a removal nothing else tells it. */
+  left_community_ids: number[];
 }
 
 const ownEditTypes: ReadonlySet<string> = new Set(projectOwnEditEventTypes);
 const isOwnEdit = (event: Recorded<ReportedEvent>): event is Recorded<OwnEditEvent> => ownEditTypes.has(event.type);
 
-/** Own edits that may publish, withdraw or move a project; the others leave its publication as it was. */
-const mayMovePublication = (event: Recorded<OwnEditEvent>): boolean =>
-  event.type !== 'ProjectStatusChanged' && !(event.type === 'ProjectRevised' && event.data.changes.community_id === undefined);
-
 /** The project's publication after the event; null for an event of a project this projection never saw created. */
-function publicationAfter(event: Recorded<OwnEditEvent>, current: Publication | null): Publication | null {
+function publicationAfter(event: Recorded<ReportedEvent>, current: Publication | null): Publication | null {
   if (event.type === 'ProjectCreated') return { published: false, community_id: event.data.community_id };
-  if (!current) return null;
+  if (!current || !isOwnEdit(event)) return current;
   switch (event.type) {
     case 'ProjectRevised':
       return { published: current.published, community_id: event.data.changes.community_id ?? current.community_id };
@@ -87,49 +114,71 @@ function publicationAfter(event: Recorded<OwnEditEvent>, current: Publication | 
   }
 }
 
-/**
- * An own edit's entry and, when the edit may change it, the project's publication after it. A publication
- * already stamped with this event or a later one means the event was applied before, and so was its entry:
- * the entry is put first, and a batch is written in the order of last modification (UnitOfWork).
- */
-async function applyOwnEdit(event: Recorded<OwnEditEvent>, ctx: ProjectionContext, entry: ProjectChangeDoc): Promise<void> {
-  if (!mayMovePublication(event)) {
-    ctx.put(PROJECT_CHANGES, entry);
-    return;
-  }
-  const current = await ctx.get<PublicationDoc>(PROJECT_CHANGES_PUBLICATION, event.data.project_id);
-  if (alreadyApplied(current, event)) return;
-  const next = publicationAfter(event, current);
-  const withdrawn = current?.published === true && !(next?.published === true && next.community_id === current.community_id);
-  ctx.put(PROJECT_CHANGES, { ...entry, withdrawn_from_community_id: withdrawn ? current.community_id : null } satisfies ProjectChangeDoc);
-  if (next) {
-    ctx.put(PROJECT_CHANGES_PUBLICATION, { _id: entry.project_id, ...next, _position: entry.position } satisfies PublicationDoc);
-  }
+const later = (left: string | undefined, right: string): string => (left !== undefined && left > right ? left : right);
+
+/** The feed fields that follow from the publication and the removals. */
+function placeInFeed(summary: ProjectChangeSummaryDoc): void {
+  const lastWithdrawal = summary.withdrawals.at(-1);
+  summary.feed_at = summary.published ? summary.changed_at : (lastWithdrawal?.changed_at ?? null);
+  summary.feed_community_id = summary.published ? summary.community_id : (lastWithdrawal?.community_id ?? null);
+  summary.left_community_ids = summary.withdrawals
+    .map((withdrawal) => withdrawal.community_id)
+    .filter((communityId) => communityId !== summary.feed_community_id);
 }
 
+/** The summary as changed by an event not applied to it yet; `withdrawnFrom` is the community it left, if any. */
+function changeSummary(
+  summary: ProjectChangeSummaryDoc,
+  entry: ProjectChangeDoc,
+  publication: Publication,
+  withdrawnFrom: number | null,
+): void {
+  summary.published = publication.published;
+  summary.community_id = publication.community_id;
+  summary.kinds[entry.kind] = later(summary.kinds[entry.kind], entry.changed_at);
+  summary.changed_at = later(summary.changed_at, entry.changed_at);
+  if (withdrawnFrom !== null) {
+    summary.withdrawals = summary.withdrawals.filter((withdrawal) => withdrawal.community_id !== withdrawnFrom);
+    summary.withdrawals.push({
+      community_id: withdrawnFrom,
+      position: entry.position,
+      kinds: { ...summary.kinds },
+      changed_at: summary.changed_at,
+    });
+  }
+  summary._position = entry.position;
+  placeInFeed(summary);
+}
+
+/** A copy of the stored summary that the unit of work may change in place (see ProjectionContext.draft). */
+const ownCopy = (summary: ProjectChangeSummaryDoc): ProjectChangeSummaryDoc => ({
+  ...summary,
+  kinds: { ...summary.kinds },
+  withdrawals: [...summary.withdrawals],
+  left_community_ids: [...summary.left_community_ids],
+});
+
 /**
- * The change feed's index (GET /projects/changes): every reported change of a project in log order, read by
- * `position` after a cursor, or by `changed_at` then `position` after an updated_since moment. Entries are
- * keyed by log position and written with the checkpoint of their batch, so a reader that resumes after
- * position P, reading no further than the checkpoint, sees exactly the changes projected after P. Which events are reported is decided in
- * src/catalogue/project.ts (changeFeedTreatment). Each entry is a pure set keyed by position, so applying
- * an event again rewrites the same document; the publication is stamped with its last event's position.
- * Each entry says whether it withdrew the project from where it was published, so the query decides who may
- * learn of a removal from the entries it reads anyway, without reading history.
+ * The change feed's index (GET /projects/changes) in two shapes. The entries: every reported change of a
+ * project in log order, read by `position` after a cursor; they are keyed by log position and written with
+ * the checkpoint of their batch, so a reader that resumes after position P, reading no further than the
+ * checkpoint, sees exactly the changes projected after P. The summaries: one per project, read by
+ * updated_since pages through the indexes below, newest first, at a cost that does not grow with the catalogue.
+ * Which events are reported is decided in src/catalogue/project.ts (changeFeedTreatment).
+ *
+ * Each entry says whether it withdrew the project from where it was published, so a cursor page decides who
+ * may learn of a removal from the entries it reads anyway, without reading history. An entry is a pure set
+ * keyed by position; the summary is stamped with its last event's position and put after the entry (a batch
+ * is written in the order of last modification, UnitOfWork), so a summary already stamped with an event
+ * means its entry is stored too, and applying an event again changes nothing.
  */
 export const changeFeedProjection: Projection<ReportedEvent> = {
   name: 'changeFeed',
-  // 3: entries carry withdrawn_from_community_id, and the publication of each project is kept.
-  version: 3,
-  collections: [PROJECT_CHANGES, PROJECT_CHANGES_PUBLICATION],
+  // 4: a summary per project, with its removals and feed keys, replaces the publication documents.
+  version: 4,
+  collections: [PROJECT_CHANGES, PROJECT_CHANGE_SUMMARIES],
   indexes: {
     [PROJECT_CHANGES]: [
-      {
-        keys: [
-          ['changed_at', 1],
-          ['position', 1],
-        ],
-      },
       // With the `_id` every sort ends in, so MongoDB walks it either way: cursor pages and their last entry.
       {
         keys: [
@@ -139,20 +188,63 @@ export const changeFeedProjection: Projection<ReportedEvent> = {
       },
       { keys: [['project_id', 1]] },
     ],
+    [PROJECT_CHANGE_SUMMARIES]: [
+      // updated_since pages of a client without a restriction, walked backwards (newest first).
+      {
+        keys: [
+          ['feed_at', 1],
+          ['_id', 1],
+        ],
+      },
+      // A restricted client's: one range per community of the restriction, merged in feed order.
+      {
+        keys: [
+          ['feed_community_id', 1],
+          ['feed_at', 1],
+          ['_id', 1],
+        ],
+      },
+      // A restricted client's projects that left its communities for others.
+      { keys: [['left_community_ids', 1]] },
+    ],
   },
   handles: [...projectOwnEditEventTypes, ...changeFeedRelatedEventTypes],
   async apply(event, ctx) {
     const position = positionNumber(event);
+    const projectId = event.data.project_id;
+    const current = await ctx.get<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId);
+    if (alreadyApplied(current, event)) return;
+    const publication = publicationAfter(event, current);
+    const withdrawnFrom =
+      current?.published === true && !(publication?.published === true && publication.community_id === current.community_id)
+        ? current.community_id
+        : null;
     const entry: ProjectChangeDoc = {
       _id: String(position),
       position,
-      project_id: event.data.project_id,
+      project_id: projectId,
       changed_at: event.data.at,
       event_type: event.type,
       kind: isOwnEdit(event) ? 'project' : relatedCollectionOf[event.type],
-      withdrawn_from_community_id: null,
+      withdrawn_from_community_id: withdrawnFrom,
     };
-    if (isOwnEdit(event)) return applyOwnEdit(event, ctx, entry);
     ctx.put(PROJECT_CHANGES, entry);
+    if (!publication) return;
+    const summary = await ctx.draft<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, (stored) =>
+      stored
+        ? ownCopy(stored)
+        : {
+            _id: projectId,
+            _position: position,
+            ...publication,
+            kinds: {},
+            changed_at: entry.changed_at,
+            withdrawals: [],
+            feed_at: null,
+            feed_community_id: null,
+            left_community_ids: [],
+          },
+    );
+    changeSummary(summary!, entry, publication, withdrawnFrom);
   },
 };

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { checkpointNameOf } from '../src/projectionEngine/projection.js';
-import type { ReadStore } from '../src/readStore/readStore.js';
-import { changeFeedProjection, PROJECT_CHANGES, type ChangeKind, type ProjectChangeDoc } from '../projections/changeFeed.js';
+import type { Filter, FindOptions, ReadStore } from '../src/readStore/readStore.js';
+import {
+  changeFeedProjection,
+  PROJECT_CHANGE_SUMMARIES,
+  PROJECT_CHANGES,
+  type ChangeKind,
+  type ChangeTimes,
+  type ProjectChangeDoc,
+  type ProjectChangeSummaryDoc,
+} from '../projections/changeFeed.js';
 import { PROJECTS, projectsProjection, type ProjectDoc } from '../projections/projects.js';
 import { changesCursorParameter, encodeChangesCursor, START_CURSOR } from './changeFeedCursor.js';
 import { catalogueScopeOf, projectInScope, projectVisibleIn, type CatalogueScope } from './catalogueScope.js';
@@ -71,11 +79,7 @@ interface ChangedProject extends ChangeSummary {
   withdrawals: Array<ChangeSummary & { communityId: number }>;
 }
 
-/**
- * Every project with a change among `changes` (in log order), ordered by its first one. With updated_since, a
- * project keeps its place when edited again, and projects changed for the first time join at the end, so
- * reading every page for one `updated_since` while edits arrive neither misses nor repeats a project.
- */
+/** Every project with a change among a cursor page's `changes` (in log order), ordered by its first one. */
 function changedProjects(changes: readonly ProjectChangeDoc[]): ChangedProject[] {
   const byProject = new Map<number, ChangedProject>();
   for (const change of changes) {
@@ -230,9 +234,116 @@ async function cursorPage(
   };
 }
 
+/** A project an updated_since page reports; `visible` = with its summary, otherwise removed. */
+interface SinceReport extends ChangeSummary {
+  projectId: number;
+  visible: boolean;
+}
+
+const kindsAfter = (times: ChangeTimes, since: string): Set<ChangeKind> =>
+  new Set(changeKinds.filter((kind) => (times[kind] ?? '') > since));
+
 /**
- * An updated_since page, as the spec has it, with the cursor to read on from: the last entry up to the
- * projected position when the page was read. Every change after it is reported by reading on with it.
+ * The feed's rule on a project's summary: visible to the client now (published, in its restriction and
+ * sample), it is reported when its latest change came after `since`, with the kinds changed after it; not
+ * visible now, it is reported removed when its latest removal from a community where this client would see
+ * it has a changed_at after `since`, as far as that removal.
+ */
+function sinceReport(summary: ProjectChangeSummaryDoc, scope: CatalogueScope, since: string): SinceReport | null {
+  const projectId = summary._id;
+  if (summary.published && projectInScope(scope, { id: projectId, community_id: summary.community_id })) {
+    return summary.changed_at > since
+      ? { projectId, changedAt: summary.changed_at, kinds: kindsAfter(summary.kinds, since), visible: true }
+      : null;
+  }
+  const seen = summary.withdrawals.findLast((withdrawal) => projectVisibleIn(scope, projectId, withdrawal.community_id));
+  return seen && seen.changed_at > since
+    ? { projectId, changedAt: seen.changed_at, kinds: kindsAfter(seen.kinds, since), visible: false }
+    : null;
+}
+
+/** The order of updated_since pages: newest first, then the higher project_id, as the summaries' feed index walked backwards. */
+const reportedBefore = (left: SinceReport, right: SinceReport): boolean =>
+  left.changedAt > right.changedAt || (left.changedAt === right.changedAt && left.projectId > right.projectId);
+
+const newestFirst: FindOptions['sort'] = [
+  ['feed_at', -1],
+  ['_id', -1],
+];
+
+/**
+ * Where a client's reports come from. `indexed`: the summaries a filter on the feed index selects, each
+ * reported, in page order (a client without an evaluation sample: every project whose feed community it sees).
+ * `loose`: the few judged one by one: an evaluation sample's (at most 100 projects), or a restricted client's
+ * projects that left its communities for others (feed_community_id outside them), each removed at most once.
+ */
+async function sinceSources(
+  readStore: ReadStore,
+  scope: CatalogueScope,
+  since: string,
+): Promise<{ indexed: Filter | null; loose: SinceReport[] }> {
+  const judged = (summaries: readonly ProjectChangeSummaryDoc[]) =>
+    summaries.flatMap((summary) => sinceReport(summary, scope, since) ?? []);
+  if (scope.projectIds !== null) {
+    return {
+      indexed: null,
+      loose: judged(await readStore.getMany<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, [...scope.projectIds])),
+    };
+  }
+  const communities = scope.restrictionCommunityIds;
+  if (communities === null) return { indexed: { feed_at: { $gt: since } }, loose: [] };
+  const ids = [...communities];
+  const { items: departed } = await readStore.find<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, {
+    filter: { left_community_ids: { $in: ids } },
+  });
+  return {
+    indexed: { feed_community_id: { $in: ids }, feed_at: { $gt: since } },
+    loose: judged(departed.filter((summary) => summary.feed_community_id === null || !communities.has(summary.feed_community_id))),
+  };
+}
+
+/**
+ * One page of the indexed reports merged with the loose ones. The loose reports take at most all their
+ * places before the page, so the index is read from `offset - loose.length` to the page's end: per_page plus
+ * the loose reports at most, at any page number; its total comes from the same index walk.
+ */
+async function mergedPage(
+  readStore: ReadStore,
+  scope: CatalogueScope,
+  since: string,
+  offset: number,
+  perPage: number,
+): Promise<{ reports: SinceReport[]; total: number }> {
+  const { indexed, loose } = await sinceSources(readStore, scope, since);
+  loose.sort((left, right) => (reportedBefore(left, right) ? -1 : 1));
+  if (indexed === null) return { reports: loose.slice(offset, offset + perPage), total: loose.length };
+  const skip = Math.max(0, offset - loose.length);
+  const { items, total } = await readStore.find<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, {
+    filter: indexed,
+    sort: newestFirst,
+    skip,
+    limit: offset + perPage - skip,
+  });
+  const window = items.flatMap((summary) => sinceReport(summary, scope, since) ?? []);
+  const reports: SinceReport[] = [];
+  // Past the end of the indexed reports, the page lies beyond the loose ones too.
+  if (window.length > 0 || skip === 0) {
+    let nextLoose = skip === 0 ? 0 : loose.filter((report) => reportedBefore(report, window[0]!)).length;
+    let nextIndexed = 0;
+    for (let position = skip + nextLoose; position < offset + perPage; position++) {
+      const takeLoose =
+        nextLoose < loose.length && (nextIndexed === window.length || reportedBefore(loose[nextLoose]!, window[nextIndexed]!));
+      if (!takeLoose && nextIndexed === window.length) break;
+      const report = takeLoose ? loose[nextLoose++]! : window[nextIndexed++]!;
+      if (position >= offset) reports.push(report);
+    }
+  }
+  return { reports, total: total + loose.length };
+}
+
+/**
+ * An updated_since page, as the spec has it, read from the summaries' indexes newest first, with the cursor
+ * to read on from: the last entry up to the projected position when the page was read.
  */
 async function updatedSincePage(
   readStore: ReadStore,
@@ -243,8 +354,8 @@ async function updatedSincePage(
   baseUrl: string,
 ): Promise<QueryResult> {
   const projected = await projectedPosition(readStore);
-  const [{ items: changes }, { items: resumeAfter }] = await Promise.all([
-    readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, { filter: { changed_at: { $gt: since } }, sort: [['position', 1]] }),
+  const [{ reports, total }, { items: resumeAfter }] = await Promise.all([
+    mergedPage(readStore, scope, since, (page - 1) * perPage, perPage),
     readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
       filter: { position: { $lte: projected } },
       sort: [
@@ -254,19 +365,24 @@ async function updatedSincePage(
       limit: 1,
     }),
   ]);
-  const changed = changedProjects(changes);
   const projects = new Map(
     (
       await readStore.getMany<ProjectDoc>(
         PROJECTS,
-        changed.map((entry) => entry.projectId),
+        reports.filter((report) => report.visible).map((report) => report.projectId),
       )
     ).map((project) => [project.id, project]),
   );
-  const reported = changed.flatMap((entry) => reportedChange(entry, projects.get(entry.projectId), scope) ?? []);
+  const reported = reports.flatMap((report): ReportedChange[] => {
+    if (!report.visible) return [{ ...report, project: null }];
+    const project = projects.get(report.projectId);
+    // The projects read model is projected apart from the summaries, a moment behind or ahead of them: a
+    // project it does not serve this client yet is left to the next read rather than shown as it is not served.
+    return visibleNow(project, scope) ? [{ ...report, project }] : [];
+  });
   return {
-    data: await representChanges(readStore, reported.slice((page - 1) * perPage, page * perPage), baseUrl),
-    meta: { pagination: pagination(page, perPage, reported.length), cursor: encodeChangesCursor(resumeAfter[0]?.position ?? 0) },
+    data: await representChanges(readStore, reported, baseUrl),
+    meta: { pagination: pagination(page, perPage, total), cursor: encodeChangesCursor(resumeAfter[0]?.position ?? 0) },
   };
 }
 
@@ -286,16 +402,20 @@ export const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = 
       'reported again on a later page. A page may hold fewer than per_page projects, even none, while has_more is true (it skipped changes ' +
       'this client may not see). Cursors stay valid across restarts of the service and rebuilds of its read models.',
     '**With `updated_since`.** Projects changed after that moment, paginated with `page`. A project changed only through its related ' +
-      "collections keeps its own older updated_at, so read every page for one updated_since. Order: by each project's first change " +
-      'after updated_since, in log order, which stays stable while edits arrive. The moment is compared with the wall-clock times of ' +
-      'the edits, so an edit committed while pages are read can be missed when its time is earlier than one already seen: use `cursor` ' +
-      'to sync. `meta.cursor` is where the feed stood when the page was read; to move to cursors, keep that of the first page of an ' +
-      'updated_since read and read on with it.',
+      'collections keeps its own older updated_at, so read every page for one updated_since. Order: newest first, by changed_at, then ' +
+      'by project_id from the highest. While edits arrive, an edited project moves to the first page, which may push others one place ' +
+      'on (a project can then come twice: apply the pages in order) but never one place back, so no project is skipped; ' +
+      ' the edited project itself is reported by reading on with the cursor. So to sync while editors work, keep ' +
+      '`meta.cursor` of the first page, read every page, then read on with that cursor, which reports every change made meanwhile. ' +
+      'The moment is compared with the wall-clock times of the edits, so an edit committed while pages are read can be missed when ' +
+      'its time is earlier than one already seen: cursors do not depend on those times. `meta.cursor` is where the feed stood when ' +
+      'the page was read.',
     'Either way, only what this client could have seen is reported: a project visible to it now (published, and within its catalogue ' +
       'restriction and evaluation sample) comes with its summary; a project no longer visible to it comes with removed=true and ' +
       'project=null only when a reported change unpublished, deleted or moved it to another community while published in a community ' +
       "where this client would see it (judged by the client's restriction and sample now); its changed_at and changes then stop at that " +
-      'removal. A project never published, or never published where this client would see it, never appears.',
+      'removal (with updated_since: its latest such removal, reported when it came after updated_since). A project never published, ' +
+      'or never published where this client would see it, never appears.',
   ].join('\n\n'),
   tag: 'Projects',
   scopes: ['projects:sync'],

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROJECT_CHANGES, changeFeedProjection, type ProjectChangeDoc } from '../../projections/changeFeed.js';
+import {
+  PROJECT_CHANGE_SUMMARIES,
+  PROJECT_CHANGES,
+  changeFeedProjection,
+  type ProjectChangeDoc,
+  type ProjectChangeSummaryDoc,
+} from '../../projections/changeFeed.js';
 import { PROJECTS, projectsProjection, type ProjectDoc } from '../../projections/projects.js';
 import { startProjector, type Projector } from '../../src/projectionEngine/runtime.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
@@ -15,7 +21,7 @@ import {
   referenceCatalogue,
   type StreamEvent,
 } from '../support/catalogueEvents.js';
-import { silentLogger } from '../support/projectionHarness.js';
+import { projectInBatches, readModelOf, recorded, silentLogger } from '../support/projectionHarness.js';
 
 let running: { eventStore: EventStore; readStore: ReadStore; projector: Projector } | null = null;
 
@@ -52,8 +58,9 @@ async function liveCatalogue() {
       })
     ).items;
   const project = async (id: number) => (await readStore.get<ProjectDoc>(PROJECTS, id))!;
+  const summary = async (id: number) => readStore.get<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, id);
   await append(referenceCatalogue());
-  return { append, changes, project };
+  return { append, changes, project, summary };
 }
 
 describe('change feed', () => {
@@ -208,5 +215,110 @@ describe('change feed', () => {
       [3, 'ProjectRevised', null],
       [3, 'ProjectDeleted', 3],
     ]);
+  });
+
+  it('when a project is published, moved, edited and withdrawn, then its summary keeps the latest change per kind and each removal with the changes up to it', async () => {
+    const feed = await liveCatalogue();
+    const plan = { payment_plan_id: 5, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] };
+    await feed.append([projectCreated(1, { community_id: 1, state_id: 1 }, minute(1)), projectEvent('ProjectPublished', 1, {}, minute(2))]);
+    expect(await feed.summary(1)).toMatchObject({
+      published: true,
+      community_id: 1,
+      kinds: { project: minute(2) },
+      changed_at: minute(2),
+      withdrawals: [],
+      feed_at: minute(2),
+      feed_community_id: 1,
+      left_community_ids: [],
+    });
+    await feed.append([
+      projectEvent('PaymentPlanAdded', 1, { payment_plan: plan }, minute(3)),
+      projectEvent('ProjectRevised', 1, { changes: { community_id: 2 } }, minute(4)),
+      projectEvent('AmenitiesSet', 1, { items: [] }, minute(5)),
+    ]);
+    const moved = await feed.summary(1);
+    expect(moved).toMatchObject({
+      published: true,
+      community_id: 2,
+      kinds: { project: minute(4), payment_plans: minute(3), amenities: minute(5) },
+      changed_at: minute(5),
+      withdrawals: [{ community_id: 1, kinds: { project: minute(4), payment_plans: minute(3) }, changed_at: minute(4) }],
+      feed_at: minute(5),
+      feed_community_id: 2,
+      left_community_ids: [1],
+    });
+    await feed.append([
+      projectEvent('ProjectUnpublished', 1, {}, minute(6)),
+      projectEvent('FaqsSet', 1, { items: [] }, minute(7)),
+      projectEvent('ProjectRevised', 1, { changes: { community_id: 1 } }, minute(8)),
+    ]);
+    // A move while unpublished withdraws nothing: the feed still counts from the removal from community 2.
+    expect(await feed.summary(1)).toMatchObject({
+      published: false,
+      community_id: 1,
+      changed_at: minute(8),
+      withdrawals: [
+        { community_id: 1, changed_at: minute(4) },
+        { community_id: 2, kinds: { project: minute(6), payment_plans: minute(3), amenities: minute(5) }, changed_at: minute(6) },
+      ],
+      feed_at: minute(6),
+      feed_community_id: 2,
+      left_community_ids: [1],
+    });
+    await feed.append([projectEvent('ProjectPublished', 1, {}, minute(9)), projectEvent('ProjectDeleted', 1, {}, minute(10))]);
+    expect(await feed.summary(1)).toMatchObject({
+      withdrawals: [{ community_id: 2 }, { community_id: 1, changed_at: minute(10) }],
+      feed_at: minute(10),
+      feed_community_id: 1,
+      left_community_ids: [2],
+    });
+  });
+
+  it('when a project is never published, then its summary has no place in the feed; an event of a project never created has no summary', async () => {
+    const feed = await liveCatalogue();
+    await feed.append([
+      projectCreated(1, {}, minute(1)),
+      projectEvent('ProjectRevised', 1, { changes: { name: 'Draft' } }, minute(2)),
+      projectEvent('AmenitiesSet', 9, { items: [] }, minute(3)),
+    ]);
+    expect(await feed.summary(1)).toMatchObject({ published: false, changed_at: minute(2), feed_at: null, feed_community_id: null });
+    expect(await feed.summary(9)).toBeNull();
+    expect((await feed.changes()).map((change) => change.project_id)).toEqual([1, 1, 9]);
+  });
+
+  it('when every event is applied twice, then the entries and summaries are the same as applying each once', async () => {
+    const plan = { payment_plan_id: 5, name: 'Plan', milestones: [{ label: 'All', percent: 100, due: null }] };
+    const history = await recorded([
+      ...referenceCatalogue(),
+      projectCreated(1, { community_id: 1, state_id: 1 }, minute(1)),
+      projectEvent('ProjectPublished', 1, {}, minute(2)),
+      projectEvent('PaymentPlanAdded', 1, { payment_plan: plan }, minute(3)),
+      projectEvent('ProjectRevised', 1, { changes: { community_id: 2 } }, minute(4)),
+      projectEvent('ProjectUnpublished', 1, {}, minute(5)),
+      projectEvent('ProjectPublished', 1, {}, minute(6)),
+      projectCreated(2, { community_id: 1, state_id: 1 }, minute(7)),
+      projectEvent('ProjectPublished', 2, {}, minute(8)),
+      projectEvent('FaqsSet', 2, { items: [] }, minute(9)),
+      projectEvent('ProjectDeleted', 2, {}, minute(10)),
+      projectEvent('ProjectDeleted', 1, {}, minute(11)),
+    ]);
+    const once = createEmbeddedReadStore();
+    const twice = createEmbeddedReadStore();
+    try {
+      await projectInBatches(once, changeFeedProjection, history, 4);
+      await projectInBatches(
+        twice,
+        changeFeedProjection,
+        history.flatMap((event) => [event, event]),
+        5,
+      );
+      await projectInBatches(twice, changeFeedProjection, history, 3);
+      const model = await readModelOf(once, [changeFeedProjection]);
+      expect(model[PROJECT_CHANGE_SUMMARIES]).toHaveLength(2);
+      expect(await readModelOf(twice, [changeFeedProjection])).toEqual(model);
+    } finally {
+      await once.close();
+      await twice.close();
+    }
   });
 });

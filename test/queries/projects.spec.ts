@@ -282,10 +282,10 @@ describe('GET /v1/projects/changes', () => {
     ]);
   });
 
-  it('when related collections are edited, then the project is reported with its own older updated_at; image-only changes are not', async () => {
+  it('when related collections are edited, then the project is reported with its own older updated_at, newest first; image-only changes are not', async () => {
     const answer = await api.get(`/projects/changes?updated_since=${encodeURIComponent(since)}`, feedKey);
     expect(answer.status).toBe(200);
-    expect(answer.body.data.map((change: { project_id: number }) => change.project_id)).toEqual([5, 2, 3, 4, 6]);
+    expect(answer.body.data.map((change: { project_id: number }) => change.project_id)).toEqual([6, 5, 4, 3, 2]);
     const payment = answer.body.data.find((change: { project_id: number }) => change.project_id === 2);
     expect(payment).toMatchObject({ changes: ['payment_plans'], removed: false, changed_at: minute(1002) });
     expect(payment.project.updated_at).toBe(minute(2));
@@ -308,17 +308,22 @@ describe('GET /v1/projects/changes', () => {
     expect(answer.body.data.some((change: { project_id: number }) => change.project_id === 13)).toBe(false);
   });
 
-  it('when edits arrive while the pages are read, then the pages for one updated_since neither miss nor repeat a project', async () => {
-    const first = await changedIds('&per_page=2&page=1');
+  it('when edits arrive while the pages are read, then no project is skipped, and the cursor of the first page reports the edited ones', async () => {
+    const firstPage = await api.get(`/projects/changes?updated_since=${encodeURIComponent(since)}&per_page=2&page=1`, feedKey);
+    const first = firstPage.body.data.map((change: { project_id: number }) => change.project_id);
+    expect(first).toEqual([6, 5]);
     await api.given([
       projectEvent('ProjectRevised', 5, { changes: { name: 'E Tower Again' } }, minute(1100)),
       projectEvent('ProjectRevised', 2, { changes: { name: 'B Tower Again' } }, minute(1101)),
       projectEvent('AmenitiesSet', 7, { items: [] }, minute(1102)),
     ]);
+    // 7, 2 and 5 moved to page 1: 6 and 5 are pushed on to page 2 (read twice), none back onto page 1.
     const rest = [...(await changedIds('&per_page=2&page=2')), ...(await changedIds('&per_page=2&page=3'))];
-    const seen = [...first, ...rest];
-    expect(new Set(seen).size).toBe(seen.length);
-    expect(seen.sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(rest).toEqual([5, 6, 4, 3]);
+    const readOn = await api.get(`/projects/changes?cursor=${encodeURIComponent(firstPage.body.meta.cursor)}`, feedKey);
+    const edited = readOn.body.data.map((change: { project_id: number }) => change.project_id);
+    expect(edited).toEqual([5, 2, 7]);
+    expect(new Set([...first, ...rest, ...edited])).toEqual(new Set([2, 3, 4, 5, 6, 7]));
   });
 
   it('when updated_since is missing or malformed, then 422 names it', async () => {

@@ -21,6 +21,7 @@ import {
   type ProjectionContext,
   type Recorded,
 } from '../src/projectionEngine/projection.js';
+import type { IndexSpec, SortDirection } from '../src/readStore/readStore.js';
 
 export const PROJECTS = 'projects';
 /** What this projection keeps of unit types, developers and communities (it reads no other projection). */
@@ -385,6 +386,20 @@ async function applyNamedReferenceEvent(event: Recorded<NamedReferenceEvent>, ct
   }
 }
 
+/**
+ * An order of the public project list (GET /projects sorts by these fields, each way), as an index MongoDB
+ * walks a page of published projects in, instead of sorting every published project for each page: the
+ * list's `published` equality first, `_id` last as every read-store sort ends (ascending either way, so a
+ * descending sort needs its own index). See docs/read-indexes.md.
+ */
+const publishedListOrder = (field: 'updated_at' | 'starting_from' | 'name', direction: SortDirection): IndexSpec => ({
+  keys: [
+    ['published', 1],
+    [field, direction],
+    ['_id', 1],
+  ],
+});
+
 const ownEditTypes: ReadonlySet<string> = new Set(projectOwnEditEventTypes);
 const isOwnEdit = (event: Recorded<OwnEditEvent | CollectionEvent>): event is Recorded<OwnEditEvent> => ownEditTypes.has(event.type);
 
@@ -415,6 +430,10 @@ export const projectsProjection: Projection<ProjectsEvent> = {
       { keys: [['updated_at', 1]] },
       { keys: [['name', 1]] },
       { keys: [['bedrooms', 1]] },
+      ...(['updated_at', 'starting_from', 'name'] as const).flatMap((field) => [
+        publishedListOrder(field, 1),
+        publishedListOrder(field, -1),
+      ]),
     ],
   },
   handles: [

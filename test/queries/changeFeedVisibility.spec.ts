@@ -159,4 +159,37 @@ describe('change feed: only what the client could have seen', () => {
     expect(entries.has(unpublishedOutsideSample)).toBe(false);
     expect(entries.has(unpublishedInSample)).toBe(true);
   });
+
+  it('when a client reads every page with per_page=1, then the pages are its one-page answer, newest first, each project once', async () => {
+    for (const key of [whole, restricted, evaluation]) {
+      const answer = await api.get<{ data: Change[]; meta: { pagination: { total: number } } }>(
+        `/projects/changes?updated_since=${encodeURIComponent(SINCE)}&per_page=100`,
+        key,
+      );
+      const onePage = answer.body.data;
+      const paged: Change[] = [];
+      for (let page = 1; page <= onePage.length + 1; page++) {
+        const next = await api.get<{ data: Change[]; meta: { pagination: { total: number } } }>(
+          `/projects/changes?updated_since=${encodeURIComponent(SINCE)}&per_page=1&page=${page}`,
+          key,
+        );
+        expect(next.body.meta.pagination.total).toBe(onePage.length);
+        paged.push(...next.body.data);
+      }
+      expect(paged).toEqual(onePage);
+      const order = onePage.map((change) => [change.changed_at, change.project_id] as const);
+      expect(order).toEqual(order.toSorted(([leftAt, leftId], [rightAt, rightId]) => rightAt.localeCompare(leftAt) || rightId - leftId));
+    }
+  });
+
+  it("when a restricted client's removals come from its community and from moves out of it, then they are ordered together by changed_at", async () => {
+    const { body } = await api.get<{ data: Change[] }>(`/projects/changes?updated_since=${encodeURIComponent(SINCE)}`, restricted);
+    // 65 left community 1 for community 2 while published; the others were unpublished in community 1.
+    expect(body.data.map((change) => [change.project_id, change.changed_at])).toEqual([
+      [unpublishedOutsideSample, minute(1012)],
+      [unpublishedInSample, minute(1011)],
+      [65, minute(1010)],
+      [64, minute(1008)],
+    ]);
+  });
 });

@@ -326,6 +326,18 @@ describe('GET /v1/projects/changes', () => {
     expect(new Set([...first, ...rest, ...edited])).toEqual(new Set([2, 3, 4, 5, 6, 7]));
   });
 
+  it('when projects changed at the same moment, then the higher project_id comes first', async () => {
+    await api.given([
+      projectEvent('AmenitiesSet', 3, { items: [] }, minute(1200)),
+      projectEvent('AmenitiesSet', 4, { items: [] }, minute(1200)),
+    ]);
+    const answer = await api.get(`/projects/changes?updated_since=${encodeURIComponent(minute(1150))}`, feedKey);
+    expect(answer.body.data.map((change: { project_id: number; changed_at: string }) => [change.project_id, change.changed_at])).toEqual([
+      [4, minute(1200)],
+      [3, minute(1200)],
+    ]);
+  });
+
   it('when updated_since is missing or malformed, then 422 names it', async () => {
     for (const query of ['', '?updated_since=2025-13-01', '?updated_since=2025-01-01']) {
       const answer = await api.get(`/projects/changes${query}`, feedKey);

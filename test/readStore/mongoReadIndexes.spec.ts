@@ -80,6 +80,10 @@ describe.skipIf(!url)('MongoDB: every /v1 read is index-backed', () => {
     }
   });
 
+  it('when every read shape is requested on MongoDB, then each is answered 200', () => {
+    expect(sweep.reads.filter((read) => read.status !== 200).map((read) => `${read.status} ${read.shape}`)).toEqual([]);
+  });
+
   it('when the reads of the /v1 sweep are explained, then every command has a winning plan and none scans a collection', () => {
     expect(explained.filter(({ commands }) => commands.length === 0).map(({ read }) => read)).toEqual([]);
     const scans = explained.flatMap(({ read, commands }) =>

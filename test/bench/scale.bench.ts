@@ -3,9 +3,9 @@
  * 20,000 and 200,000 by default) it
  *   1. writes the deterministic NDJSON catalogue of `npm run bench:import` (test/import/generatedCatalogue.ts) and
  *      imports it into a DATA_DIR of its own with `npm run import -- FILE --replay` (the import, then a rebuild of
- *      every read model), timing both, and measures the DATA_DIR's size on disk;
- *   2. starts the service on it as `npm start` does (src/main.ts, every role, embedded stores, RATE_LIMITS=off so
- *      that the figures are the reads' own) and times it until /v1/health answers 200;
+ *      every read model from the whole log), timing both, and measures the DATA_DIR's size on disk;
+ *   2. starts the service on it with `npm start` (every role, embedded stores, RATE_LIMITS=off so that the figures
+ *      are the reads' own) and times it until /v1/health answers 200;
  *   3. requests each read shape twice, one after the other, before anything else reaches the service: what the
  *      first request after a start pays that the second does not is warm-up a client waited for;
  *   4. drives each read shape with autocannon at 10 connections (a warm-up, then --duration seconds): requests/s,
@@ -25,7 +25,7 @@
  * the figures its build recorded).
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
@@ -101,17 +101,17 @@ interface Build {
   diskBytes: number;
 }
 
+/** The environment of the service and the import: the embedded stores, whatever the caller's environment says. */
+function serviceEnv(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, npm_config_update_notifier: 'false', ...extra };
+  for (const variable of ['EVENTSTORE_URL', 'MONGODB_URL', 'REDIS_URL', 'PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET']) delete env[variable];
+  return env;
+}
+
 function sizeOnDisk(path: string): number {
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.blocks * 512;
   return readdirSync(path).reduce((total, entry) => total + sizeOnDisk(join(path, entry)), 0);
-}
-
-function serviceEnvironment(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra };
-  // The embedded stores and the in-process caches, whatever the caller's environment says.
-  for (const variable of ['EVENTSTORE_URL', 'MONGODB_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']) delete env[variable];
-  return env;
 }
 
 /** The import's progress, logged every 5 s when its stderr is no terminal: shown, as a long import is otherwise silent. */
@@ -124,9 +124,10 @@ function showImportProgress(line: string): void {
 
 async function importWithReplay(dataDir: string, file: string): Promise<{ stdout: string; seconds: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', file, '--replay'], {
+  // Through npm, so that the import runs with the Node options its script gives it.
+  const child = spawn('npm', ['run', '--silent', 'import', '--', file, '--replay'], {
     cwd: ROOT,
-    env: serviceEnvironment(dataDir, { LOG_LEVEL: 'info' }),
+    env: serviceEnv(dataDir, { LOG_LEVEL: 'info' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -180,7 +181,10 @@ async function buildCatalogue(root: string, projects: number): Promise<{ dataDir
 // --- the service ----------------------------------------------------------------------------------------
 
 interface Service {
+  /** npm, which relays signals to the service. */
   child: ChildProcess;
+  /** The service's own process (npm start execs node in the shell npm spawned). */
+  pid: number;
   origin: string;
   adminToken: string;
   readySeconds: number;
@@ -189,9 +193,12 @@ interface Service {
 async function startService(dataDir: string): Promise<Service> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // `npm start` itself, so that the service runs with the Node options its script gives it.
+  const child = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: serviceEnvironment(dataDir, {
+    detached: true,
+    env: serviceEnv(dataDir, {
+      LOG_LEVEL: 'warn',
       PORT: String(port),
       HOST: '127.0.0.1',
       RATE_LIMITS: 'off',
@@ -201,29 +208,57 @@ async function startService(dataDir: string): Promise<Service> {
     }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  runningServices.add(child);
+  void once(child, 'exit').then(() => runningServices.delete(child));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => process.stderr.write(`[service] ${chunk}`));
   const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error('the service exited before it was ready');
-    const status = await fetch(`${origin}/v1/health`).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    if (Date.now() > deadline) throw new Error('the service was not ready in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error('the service exited before it was ready');
+      const status = await fetch(`${origin}/v1/health`).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (status === 200) break;
+      if (Date.now() > deadline) throw new Error('the service was not ready in time');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const readySeconds = (performance.now() - started) / 1000;
+    const pid = Number(execFileSync('pgrep', ['-P', String(child.pid), '-f', 'src/main.ts'], { encoding: 'utf8' }).trim());
+    return { child, pid, origin, adminToken: readFileSync(join(dataDir, 'admin-token'), 'utf8').trim(), readySeconds };
+  } catch (error) {
+    killGroup(child);
+    throw error;
   }
-  const readySeconds = (performance.now() - started) / 1000;
-  return { child, origin, adminToken: readFileSync(join(dataDir, 'admin-token'), 'utf8').trim(), readySeconds };
 }
 
-/** SIGTERM, then SIGKILL if it has not exited after STOP_TIMEOUT_MS. */
+/**
+ * Services running now. Each runs in a process group of its own, which a Ctrl-C on the terminal does not reach:
+ * the bench kills them itself when it ends, however it ends.
+ */
+const runningServices = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of runningServices) killGroup(child);
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
+
+/** npm and the service (one process group: spawned detached). */
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch (error) {
+    // Exited meanwhile.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** SIGTERM (npm relays it), then SIGKILL if it has not exited after STOP_TIMEOUT_MS. */
 async function stopService(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
-  const deadline = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  const deadline = setTimeout(() => killGroup(child), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(deadline);
 }
@@ -512,7 +547,7 @@ async function measureScale(root: string, projects: number, options: Options): P
   progress(`${format(projects)} projects: starting the service`);
   const service = await startService(dataDir);
   try {
-    const rssAfterStart = memoryOf(service.child.pid!).rss;
+    const rssAfterStart = memoryOf(service.pid).rss;
     progress(`${format(projects)} projects: ready after ${service.readySeconds.toFixed(1)} s, RSS ${megabytes(rssAfterStart)}`);
     const key = await benchKey(service);
     const first = await firstRequests(service, key);
@@ -527,7 +562,7 @@ async function measureScale(root: string, projects: number, options: Options): P
       `  detail p99 ${unloaded.p99Ms.toFixed(1)} ms alone, ${loaded.p99Ms.toFixed(1)} ms beside the sync ` +
         `(${loaded.feedPages} feed pages); event-loop delay p99 ${unloaded.eventLoop.p99Ms.toFixed(1)} / ${loaded.eventLoop.p99Ms.toFixed(1)} ms`,
     );
-    const memory = memoryOf(service.child.pid!);
+    const memory = memoryOf(service.pid);
     return {
       build,
       readySeconds: service.readySeconds,

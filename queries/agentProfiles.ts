@@ -73,7 +73,7 @@ const listAgentProfiles: QueryRoute<typeof noParams, typeof agentProfilesQuery> 
   query: agentProfilesQuery,
   response: z.array(agentProfileSchema),
   meta: z.object({ pagination: paginationSchema }),
-  errors: [],
+  errors: ['evaluationPreviewOnly'],
   async handle({ query, access, baseUrl }, { readStore }) {
     if (access.evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
     const page = query.page ?? 1;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { ACCESS_REFUSALS, type AccessRefusalCode } from '../src/access/accessRefusals.js';
+import type { Entitlement, Scope } from '../src/access/accessContext.js';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { stringify } from 'yaml';
 import {
   OPENAPI_OPTIONS,
   documentedParameters,
   errorResponse,
+  errorResponsesByCodes,
   finishDocument,
   internalErrorResponse,
   meta,
@@ -189,15 +191,6 @@ const ERROR_RESPONSES = {
       'SIGNATURE_EXPIRED (details.server_time in Unix seconds, details.window_seconds), NONCE_REUSED (details.header).',
     { 'WWW-Authenticate': z.string().optional().meta({ description: 'Bearer; sent with UNAUTHENTICATED.' }) },
   ),
-  forbidden: errorResponse(
-    'Forbidden',
-    'The key verified, but may not be used now, or lacks what the operation needs.',
-    ['INSUFFICIENT_SCOPE', 'ENTITLEMENT_REQUIRED', ...(Object.keys(ACCESS_REFUSALS) as AccessRefusalCode[])],
-    `${Object.entries(ACCESS_REFUSALS)
-      .map(([code, message]) => `${code}: ${message}`)
-      .join(' ')} INSUFFICIENT_SCOPE: details.missing_scopes lists the scopes the key lacks. ENTITLEMENT_REQUIRED: ` +
-      'details.missing_entitlements lists the plan entitlements missing. Both lists are always present in details.',
-  ),
   notFound: errorResponse(
     'NotFound',
     "Not available: missing, unpublished or outside the caller's access (one answer for all).",
@@ -224,6 +217,55 @@ const ERROR_RESPONSES = {
       'types or enum values, per_page over 100, more ids than allowed, duplicate ids, a bad sort field. Nothing is ignored or clamped.',
   ),
 };
+
+/**
+ * The access refusals an operation's own handler answers (declared by its route); every other one comes from
+ * authentication (src/http/lookupAccess.ts and the request checks src/http/app.ts mounts with it), which any
+ * keyed request passes through.
+ */
+const OPERATION_REFUSALS = ['EVALUATION_PREVIEW_ONLY'] as const satisfies readonly AccessRefusalCode[];
+type OperationRefusal = (typeof OPERATION_REFUSALS)[number];
+const AUTHENTICATION_REFUSALS = (Object.keys(ACCESS_REFUSALS) as AccessRefusalCode[]).filter(
+  (code): code is Exclude<AccessRefusalCode, OperationRefusal> => !(OPERATION_REFUSALS as readonly string[]).includes(code),
+);
+
+/** 403 of a keyed operation: the refusals of authentication, and those of what the operation declares. */
+const forbiddenResponses = errorResponsesByCodes({
+  id: 'Forbidden',
+  description: 'The key verified, but may not be used now, or lacks what the operation needs.',
+  meanings: {
+    INSUFFICIENT_SCOPE:
+      'details.missing_scopes lists the scopes the key lacks (details.missing_entitlements those of the plan, maybe none).',
+    ENTITLEMENT_REQUIRED: 'details.missing_entitlements lists the plan entitlements missing (details.missing_scopes is empty).',
+    ...ACCESS_REFUSALS,
+  },
+  always: AUTHENTICATION_REFUSALS,
+});
+
+/** What a keyed operation declares that its 403 may name: the grants it checks, and whether it refuses Evaluation Mode. */
+interface OperationAccess {
+  scopes: readonly Scope[];
+  entitlements: readonly Entitlement[];
+  refusesEvaluation: boolean;
+}
+
+function forbiddenResponse({ scopes, entitlements, refusesEvaluation }: OperationAccess): ZodOpenApiResponseObject {
+  return forbiddenResponses([
+    ...(scopes.length > 0 ? (['INSUFFICIENT_SCOPE'] as const) : []),
+    ...(entitlements.length > 0 ? (['ENTITLEMENT_REQUIRED'] as const) : []),
+    ...(refusesEvaluation ? (['EVALUATION_PREVIEW_ONLY'] as const) : []),
+  ]);
+}
+
+/** A /v1 read's grants: those checked before parsing and every one its query may ask for; its declared refusals. */
+const accessOfRoute = (route: QueryRoute): OperationAccess => ({
+  scopes: [...route.scopes, ...(route.queryGrants?.possible.scopes ?? [])],
+  entitlements: [...route.entitlements, ...(route.queryGrants?.possible.entitlements ?? [])],
+  refusesEvaluation: route.errors.includes('evaluationPreviewOnly'),
+});
+
+const WEBHOOK_ACCESS: OperationAccess = { scopes: WEBHOOK_SCOPES, entitlements: WEBHOOK_ENTITLEMENTS, refusesEvaluation: false };
+const PDF_ACCESS: OperationAccess = { scopes: PDF_SCOPES, entitlements: PDF_ENTITLEMENTS, refusesEvaluation: true };
 
 const WEBHOOK_ERROR_RESPONSES = {
   conflict: errorResponse(
@@ -487,7 +529,7 @@ const keyedSuccessHeaders = (reads: boolean) => ({
  * the request id, signing and conditional-request headers, the refusals of authentication, access checks and
  * limits, the server errors, and the headers every answer that passed the key carries.
  */
-function keyedOperation(operation: ZodOpenApiOperationObject, method: string): ZodOpenApiOperationObject {
+function keyedOperation(operation: ZodOpenApiOperationObject, method: string, access: OperationAccess): ZodOpenApiOperationObject {
   const reads = method === 'get';
   const { requestParams = {} } = operation;
   const ownHeaders = requestParams.header instanceof z.ZodObject ? requestParams.header.shape : {};
@@ -514,7 +556,7 @@ function keyedOperation(operation: ZodOpenApiOperationObject, method: string): Z
       ...(reads ? { '304': { description: NOT_MODIFIED } } : {}),
       '400': ERROR_RESPONSES.badRequest,
       '401': ERROR_RESPONSES.unauthenticated,
-      '403': ERROR_RESPONSES.forbidden,
+      '403': forbiddenResponse(access),
       '429': tooManyRequests,
       '500': internalErrorResponse,
       '503': serviceUnavailableResponse,
@@ -629,13 +671,28 @@ const RECORDED_EXAMPLES = new URL('./openApiExamples.json', import.meta.url);
 /** The OpenAPI 3.1 document of /v1, generated from the same route table and zod schemas the router uses. */
 export function createApiOpenApiDocument(routes: readonly QueryRoute[], options: ApiOpenApiOptions = {}) {
   const keyed: ZodOpenApiPathsObject = {};
-  for (const route of routes) (keyed[toOpenApiPath(route.path)] ??= {}).get = acceptingConsistentAfter(operationOf(route));
+  for (const route of routes) {
+    (keyed[toOpenApiPath(route.path)] ??= {}).get = keyedOperation(
+      acceptingConsistentAfter(operationOf(route)),
+      'get',
+      accessOfRoute(route),
+    );
+  }
   for (const route of webhookRoutes) {
     const operation = webhookOperationOf(route);
-    (keyed[toOpenApiPath(route.path)] ??= {})[route.method] = route.method === 'get' ? acceptingConsistentAfter(operation) : operation;
+    (keyed[toOpenApiPath(route.path)] ??= {})[route.method] = keyedOperation(
+      route.method === 'get' ? acceptingConsistentAfter(operation) : operation,
+      route.method,
+      WEBHOOK_ACCESS,
+    );
   }
-  (keyed[toOpenApiPath(PROJECT_PDF_PATH)] ??= {}).post = projectPdfOperation();
-  Object.assign(keyed, getsAcceptingConsistentAfter(webhookDeliveryPaths));
+  (keyed[toOpenApiPath(PROJECT_PDF_PATH)] ??= {}).post = keyedOperation(projectPdfOperation(), 'post', PDF_ACCESS);
+  Object.assign(
+    keyed,
+    completePaths(getsAcceptingConsistentAfter(webhookDeliveryPaths), (operation, method) =>
+      keyedOperation(operation, method, WEBHOOK_ACCESS),
+    ),
+  );
   const service: ZodOpenApiPathsObject = {
     '/health': {
       get: {
@@ -676,7 +733,7 @@ export function createApiOpenApiDocument(routes: readonly QueryRoute[], options:
   const paths: ZodOpenApiPathsObject = {
     ...completePaths(service, (operation) => keylessOperation(operation, { readsStores: true })),
     ...completePaths(document, (operation) => keylessOperation(operation, { readsStores: false })),
-    ...completePaths(keyed, keyedOperation),
+    ...keyed,
     // Image addresses and document links are answered before authentication, where X-Consistent-After is not read.
     ...completePaths({ ...mediaFilesPaths, ...documentFilesPaths }, (operation) => keylessOperation(operation, { readsStores: true })),
   };

@@ -41,7 +41,7 @@ const listPdfTemplates: QueryRoute<typeof noParams, typeof noParams> = {
   params: noParams,
   query: noParams,
   response: z.array(pdfTemplateSchema),
-  errors: [],
+  errors: ['evaluationPreviewOnly'],
   async handle({ access }, { readStore }) {
     if (access.evaluation) throw new AccessRefused('EVALUATION_PREVIEW_ONLY');
     const settings = await pdfSettingsOf(readStore, access);

@@ -11,7 +11,7 @@ import { catalogueScopeOf, projectInScope, type CatalogueScope } from './catalog
 import { DocumentUnavailable, externalDocumentPath, storedDocumentPath, VideoNotAvailable, type DocumentKind } from './documentLinks.js';
 import { getPublished, idListParameter } from './queryParameters.js';
 import { projectParams } from './projects.js';
-import type { QueryDeps, QueryErrorKind, QueryRoute } from './queryRoute.js';
+import type { Grants, QueryDeps, QueryErrorKind, QueryRoute } from './queryRoute.js';
 import {
   imageAddresses,
   imageSchema,
@@ -223,7 +223,7 @@ const subResources: SubResource[] = [
     scope: 'media:read',
     entitlement: 'images',
     response: videoSchema,
-    errors: ['videoNotAvailable'],
+    errors: ['videoNotAvailable', 'evaluationPreviewOnly'],
     shape: shapeVideo,
   },
   {
@@ -283,7 +283,7 @@ const subResources: SubResource[] = [
     scope: 'brochures:read',
     entitlement: 'brochures',
     response: documentLinkSchema,
-    errors: ['documentUnavailable'],
+    errors: ['documentUnavailable', 'evaluationPreviewOnly'],
     shape: shapeBrochure,
   },
 ];
@@ -372,6 +372,12 @@ const batchResources = {
 type BatchResourceName = keyof typeof batchResources;
 const BATCH_RESOURCE_NAMES = Object.keys(batchResources) as [BatchResourceName, ...BatchResourceName[]];
 
+/** What a key needs to be given `names`: the scopes and entitlements of each. */
+const grantsOf = (names: readonly BatchResourceName[]): Grants => ({
+  scopes: [...new Set(names.flatMap((name) => batchResources[name].scopes as Scope[]))],
+  entitlements: [...new Set(names.flatMap((name) => batchResources[name].entitlements as Entitlement[]))],
+});
+
 const includeParameter = z
   .string()
   .transform((value, context) => {
@@ -428,10 +434,7 @@ const projectResourcesBatch: QueryRoute<z.ZodObject, typeof resourcesQuery> = {
   tag: 'Project resources',
   scopes: [],
   entitlements: [],
-  grantsFor: (query) => ({
-    scopes: [...new Set(query.include.flatMap((name) => batchResources[name].scopes as Scope[]))],
-    entitlements: [...new Set(query.include.flatMap((name) => batchResources[name].entitlements as Entitlement[]))],
-  }),
+  queryGrants: { of: (query) => grantsOf(query.include), possible: grantsOf(BATCH_RESOURCE_NAMES) },
   params: z.object({}).strict(),
   query: resourcesQuery,
   response: z.array(batchItemSchema),

@@ -55,8 +55,16 @@ export interface QueryResult {
   quotaUnits?: number;
 }
 
-/** Error responses an operation documents beyond the ones every /v1 operation has. */
-export type QueryErrorKind = 'notFound' | 'videoNotAvailable' | 'documentUnavailable';
+/**
+ * Error responses an operation documents beyond the ones every /v1 operation has; `evaluationPreviewOnly`: its
+ * handler refuses Evaluation Mode with 403 EVALUATION_PREVIEW_ONLY.
+ */
+export type QueryErrorKind = 'notFound' | 'videoNotAvailable' | 'documentUnavailable' | 'evaluationPreviewOnly';
+
+export interface Grants {
+  scopes: Scope[];
+  entitlements: Entitlement[];
+}
 
 /**
  * One /v1 read operation. The router parses params and query with these strict zod schemas, checks the
@@ -72,8 +80,11 @@ export interface QueryRoute<Params extends z.ZodType = z.ZodType, Query extends 
   /** Checked before the input is parsed. */
   scopes: Scope[];
   entitlements: Entitlement[];
-  /** Grants that depend on the parsed query (the related-resource batch); checked after parsing. */
-  grantsFor?(query: z.infer<Query>): { scopes: Scope[]; entitlements: Entitlement[] };
+  /**
+   * Grants that depend on the parsed query (the related-resource batch), checked after parsing: those `of` a
+   * query, and every one `of` may ask for (`possible`: what the operation's 403 may name).
+   */
+  queryGrants?: { of(query: z.infer<Query>): Grants; possible: Grants };
   params: Params;
   query: Query;
   /** Schema of `data` (documentation and response tests). */
@@ -142,8 +153,8 @@ export function createQueryRouter(routes: readonly QueryRoute[], deps: QueryDeps
       const access = accessOf(res);
       requireGrants(access, route.scopes, route.entitlements);
       const { params, query } = parseInput(route, req);
-      if (route.grantsFor) {
-        const grants = route.grantsFor(query);
+      if (route.queryGrants) {
+        const grants = route.queryGrants.of(query);
         requireGrants(access, grants.scopes, grants.entitlements);
       }
       await send(req, res, await route.handle({ params, query, access, baseUrl }, deps), access, deps.limits);

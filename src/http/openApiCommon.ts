@@ -71,6 +71,39 @@ export const errorResponse = (
   content: { 'application/json': { schema: errorBody(id, codes, codeDescription) } },
 });
 
+/**
+ * The error responses of one status, one per set of codes an operation can answer with it: each lists only
+ * those codes (the enum on `code`, and what each means in its description), so that an operation neither
+ * documents a refusal it never sends nor lacks one it does. `always` are the codes every operation of the
+ * status can answer; the others are the operation's own, and a set is one component named `id` followed by
+ * them (`ForbiddenInsufficientScope`), the same set the same component.
+ */
+export function errorResponsesByCodes<Code extends string>(options: {
+  id: string;
+  description: string;
+  /** Every code the status can carry with what it means, in the order the enum lists them. */
+  meanings: Readonly<Record<Code, string>>;
+  always: readonly NoInfer<Code>[];
+}): (ownCodes: readonly Code[]) => ZodOpenApiResponseObject {
+  const { id, description, meanings, always } = options;
+  const made = new Map<string, ZodOpenApiResponseObject>();
+  return (ownCodes) => {
+    const codes = (Object.keys(meanings) as Code[]).filter((code) => always.includes(code) || ownCodes.includes(code));
+    const key = codes.join(' ');
+    const existing = made.get(key);
+    if (existing) return existing;
+    const own = codes.filter((code) => !always.includes(code)).map((code) => pascalCase(code.toLowerCase()));
+    const response = errorResponse(
+      `${id}${own.join('')}`,
+      description,
+      codes as [Code, ...Code[]],
+      codes.map((code) => `${code}: ${meanings[code]}`).join(' '),
+    );
+    made.set(key, response);
+    return response;
+  };
+}
+
 const retryAfterHeader = z
   .string()
   .regex(/^\d+$/)

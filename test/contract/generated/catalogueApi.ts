@@ -1475,13 +1475,13 @@ export interface components {
         [key: string]: unknown;
       };
     };
-    ForbiddenError: {
-      error: components['schemas']['ForbiddenProblem'];
+    ForbiddenInsufficientScopeEntitlementRequiredError: {
+      error: components['schemas']['ForbiddenInsufficientScopeEntitlementRequiredProblem'];
       meta: components['schemas']['ResponseMeta'];
     };
-    ForbiddenProblem: {
+    ForbiddenInsufficientScopeEntitlementRequiredProblem: {
       /**
-       * @description API_KEY_REVOKED: This API key was revoked. API_KEY_INACTIVE: This API key is deactivated. API_KEY_EXPIRED: This API key has expired; details.expired_at says when. API_KEY_ROTATION_ENDED: This API key was rotated and its overlap window has ended; use its successor (details.successor_key_id, details.rotation_ended_at). CLIENT_SUSPENDED: This account is suspended. CLIENT_INACTIVE: This account is not active. PLAN_INACTIVE: This account's plan is deactivated. SUBSCRIPTION_INACTIVE: The subscription grants no access in its status (details.status). SUBSCRIPTION_NOT_STARTED: The subscription period has not begun (details.starts_at). SUBSCRIPTION_EXPIRED: The subscription period has ended (details.expired_at). TRIAL_ENDED: The trial has ended without payment (details.trial_ended_at). GRACE_PERIOD_ENDED: The grace period after the payment due date has ended (details.grace_period_ended_at). EVALUATION_TEST_ONLY: The account is in Evaluation Mode: only test keys work until commercial activation. EVALUATION_ACCESS_PAUSED: Evaluation access is paused; it resumes only with commercial activation. EVALUATION_PREVIEW_ONLY: In Evaluation Mode the full brochure, video and generated PDFs are not available. IP_DENIED: The client address is on this environment's IP deny list; details.ip is the address seen. IP_NOT_ALLOWED: The client address is not on this environment's IP allow list; details.ip is the address seen. DOMAIN_NOT_ALLOWED: X-Client-Domain is missing or is not this environment's authorised domain (an exact host name); details.header and details.received or details.reason say why. ORIGIN_MISMATCH: The Origin host is not this environment's authorised domain; details.received is the host seen. INSUFFICIENT_SCOPE: details.missing_scopes lists the scopes the key lacks. ENTITLEMENT_REQUIRED: details.missing_entitlements lists the plan entitlements missing. Both lists are always present in details.
+       * @description INSUFFICIENT_SCOPE: details.missing_scopes lists the scopes the key lacks (details.missing_entitlements those of the plan, maybe none). ENTITLEMENT_REQUIRED: details.missing_entitlements lists the plan entitlements missing (details.missing_scopes is empty). API_KEY_REVOKED: This API key was revoked. API_KEY_INACTIVE: This API key is deactivated. API_KEY_EXPIRED: This API key has expired; details.expired_at says when. API_KEY_ROTATION_ENDED: This API key was rotated and its overlap window has ended; use its successor (details.successor_key_id, details.rotation_ended_at). CLIENT_SUSPENDED: This account is suspended. CLIENT_INACTIVE: This account is not active. PLAN_INACTIVE: This account's plan is deactivated. SUBSCRIPTION_INACTIVE: The subscription grants no access in its status (details.status). SUBSCRIPTION_NOT_STARTED: The subscription period has not begun (details.starts_at). SUBSCRIPTION_EXPIRED: The subscription period has ended (details.expired_at). TRIAL_ENDED: The trial has ended without payment (details.trial_ended_at). GRACE_PERIOD_ENDED: The grace period after the payment due date has ended (details.grace_period_ended_at). EVALUATION_TEST_ONLY: The account is in Evaluation Mode: only test keys work until commercial activation. EVALUATION_ACCESS_PAUSED: Evaluation access is paused; it resumes only with commercial activation. IP_DENIED: The client address is on this environment's IP deny list; details.ip is the address seen. IP_NOT_ALLOWED: The client address is not on this environment's IP allow list; details.ip is the address seen. DOMAIN_NOT_ALLOWED: X-Client-Domain is missing or is not this environment's authorised domain (an exact host name); details.header and details.received or details.reason say why. ORIGIN_MISMATCH: The Origin host is not this environment's authorised domain; details.received is the host seen.
        * @enum {string}
        */
       code:
@@ -1501,7 +1501,6 @@ export interface components {
         | 'GRACE_PERIOD_ENDED'
         | 'EVALUATION_TEST_ONLY'
         | 'EVALUATION_ACCESS_PAUSED'
-        | 'EVALUATION_PREVIEW_ONLY'
         | 'IP_DENIED'
         | 'IP_NOT_ALLOWED'
         | 'DOMAIN_NOT_ALLOWED'
@@ -1685,6 +1684,41 @@ export interface components {
       /** @description Null when unknown or the client's plan does not expose it. */
       service_charges: string | null;
     };
+    ForbiddenInsufficientScopeError: {
+      error: components['schemas']['ForbiddenInsufficientScopeProblem'];
+      meta: components['schemas']['ResponseMeta'];
+    };
+    ForbiddenInsufficientScopeProblem: {
+      /**
+       * @description INSUFFICIENT_SCOPE: details.missing_scopes lists the scopes the key lacks (details.missing_entitlements those of the plan, maybe none). API_KEY_REVOKED: This API key was revoked. API_KEY_INACTIVE: This API key is deactivated. API_KEY_EXPIRED: This API key has expired; details.expired_at says when. API_KEY_ROTATION_ENDED: This API key was rotated and its overlap window has ended; use its successor (details.successor_key_id, details.rotation_ended_at). CLIENT_SUSPENDED: This account is suspended. CLIENT_INACTIVE: This account is not active. PLAN_INACTIVE: This account's plan is deactivated. SUBSCRIPTION_INACTIVE: The subscription grants no access in its status (details.status). SUBSCRIPTION_NOT_STARTED: The subscription period has not begun (details.starts_at). SUBSCRIPTION_EXPIRED: The subscription period has ended (details.expired_at). TRIAL_ENDED: The trial has ended without payment (details.trial_ended_at). GRACE_PERIOD_ENDED: The grace period after the payment due date has ended (details.grace_period_ended_at). EVALUATION_TEST_ONLY: The account is in Evaluation Mode: only test keys work until commercial activation. EVALUATION_ACCESS_PAUSED: Evaluation access is paused; it resumes only with commercial activation. IP_DENIED: The client address is on this environment's IP deny list; details.ip is the address seen. IP_NOT_ALLOWED: The client address is not on this environment's IP allow list; details.ip is the address seen. DOMAIN_NOT_ALLOWED: X-Client-Domain is missing or is not this environment's authorised domain (an exact host name); details.header and details.received or details.reason say why. ORIGIN_MISMATCH: The Origin host is not this environment's authorised domain; details.received is the host seen.
+       * @enum {string}
+       */
+      code:
+        | 'INSUFFICIENT_SCOPE'
+        | 'API_KEY_REVOKED'
+        | 'API_KEY_INACTIVE'
+        | 'API_KEY_EXPIRED'
+        | 'API_KEY_ROTATION_ENDED'
+        | 'CLIENT_SUSPENDED'
+        | 'CLIENT_INACTIVE'
+        | 'PLAN_INACTIVE'
+        | 'SUBSCRIPTION_INACTIVE'
+        | 'SUBSCRIPTION_NOT_STARTED'
+        | 'SUBSCRIPTION_EXPIRED'
+        | 'TRIAL_ENDED'
+        | 'GRACE_PERIOD_ENDED'
+        | 'EVALUATION_TEST_ONLY'
+        | 'EVALUATION_ACCESS_PAUSED'
+        | 'IP_DENIED'
+        | 'IP_NOT_ALLOWED'
+        | 'DOMAIN_NOT_ALLOWED'
+        | 'ORIGIN_MISMATCH';
+      /** @description Human-readable; may change. Branch on `code`. */
+      message: string;
+      details: {
+        [key: string]: unknown;
+      };
+    };
     ProjectChange: {
       /** Format: int64 */
       project_id: number;
@@ -1725,6 +1759,43 @@ export interface components {
       /** @description When file_url stops working. */
       file_expires_at: string | null;
       thumbnail_url: string | null;
+    };
+    ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnlyError: {
+      error: components['schemas']['ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnlyProblem'];
+      meta: components['schemas']['ResponseMeta'];
+    };
+    ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnlyProblem: {
+      /**
+       * @description INSUFFICIENT_SCOPE: details.missing_scopes lists the scopes the key lacks (details.missing_entitlements those of the plan, maybe none). ENTITLEMENT_REQUIRED: details.missing_entitlements lists the plan entitlements missing (details.missing_scopes is empty). API_KEY_REVOKED: This API key was revoked. API_KEY_INACTIVE: This API key is deactivated. API_KEY_EXPIRED: This API key has expired; details.expired_at says when. API_KEY_ROTATION_ENDED: This API key was rotated and its overlap window has ended; use its successor (details.successor_key_id, details.rotation_ended_at). CLIENT_SUSPENDED: This account is suspended. CLIENT_INACTIVE: This account is not active. PLAN_INACTIVE: This account's plan is deactivated. SUBSCRIPTION_INACTIVE: The subscription grants no access in its status (details.status). SUBSCRIPTION_NOT_STARTED: The subscription period has not begun (details.starts_at). SUBSCRIPTION_EXPIRED: The subscription period has ended (details.expired_at). TRIAL_ENDED: The trial has ended without payment (details.trial_ended_at). GRACE_PERIOD_ENDED: The grace period after the payment due date has ended (details.grace_period_ended_at). EVALUATION_TEST_ONLY: The account is in Evaluation Mode: only test keys work until commercial activation. EVALUATION_ACCESS_PAUSED: Evaluation access is paused; it resumes only with commercial activation. EVALUATION_PREVIEW_ONLY: In Evaluation Mode the full brochure, video and generated PDFs are not available. IP_DENIED: The client address is on this environment's IP deny list; details.ip is the address seen. IP_NOT_ALLOWED: The client address is not on this environment's IP allow list; details.ip is the address seen. DOMAIN_NOT_ALLOWED: X-Client-Domain is missing or is not this environment's authorised domain (an exact host name); details.header and details.received or details.reason say why. ORIGIN_MISMATCH: The Origin host is not this environment's authorised domain; details.received is the host seen.
+       * @enum {string}
+       */
+      code:
+        | 'INSUFFICIENT_SCOPE'
+        | 'ENTITLEMENT_REQUIRED'
+        | 'API_KEY_REVOKED'
+        | 'API_KEY_INACTIVE'
+        | 'API_KEY_EXPIRED'
+        | 'API_KEY_ROTATION_ENDED'
+        | 'CLIENT_SUSPENDED'
+        | 'CLIENT_INACTIVE'
+        | 'PLAN_INACTIVE'
+        | 'SUBSCRIPTION_INACTIVE'
+        | 'SUBSCRIPTION_NOT_STARTED'
+        | 'SUBSCRIPTION_EXPIRED'
+        | 'TRIAL_ENDED'
+        | 'GRACE_PERIOD_ENDED'
+        | 'EVALUATION_TEST_ONLY'
+        | 'EVALUATION_ACCESS_PAUSED'
+        | 'EVALUATION_PREVIEW_ONLY'
+        | 'IP_DENIED'
+        | 'IP_NOT_ALLOWED'
+        | 'DOMAIN_NOT_ALLOWED'
+        | 'ORIGIN_MISMATCH';
+      /** @description Human-readable; may change. Branch on `code`. */
+      message: string;
+      details: {
+        [key: string]: unknown;
+      };
     };
     VideoNotAvailableError: {
       error: components['schemas']['VideoNotAvailableProblem'];
@@ -2644,13 +2715,13 @@ export interface components {
       };
     };
     /** @description The key verified, but may not be used now, or lacks what the operation needs. */
-    Forbidden: {
+    ForbiddenInsufficientScopeEntitlementRequired: {
       headers: {
         'X-Request-Id': components['headers']['XRequestId'];
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ForbiddenError'];
+        'application/json': components['schemas']['ForbiddenInsufficientScopeEntitlementRequiredError'];
       };
     };
     /** @description The request is not valid. */
@@ -2696,6 +2767,16 @@ export interface components {
         'application/json': components['schemas']['ReadUnavailableError'];
       };
     };
+    /** @description The key verified, but may not be used now, or lacks what the operation needs. */
+    ForbiddenInsufficientScope: {
+      headers: {
+        'X-Request-Id': components['headers']['XRequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ForbiddenInsufficientScopeError'];
+      };
+    };
     /** @description Not available: missing, unpublished or outside the caller's access (one answer for all). */
     NotFound: {
       headers: {
@@ -2704,6 +2785,16 @@ export interface components {
       };
       content: {
         'application/json': components['schemas']['NotFoundError'];
+      };
+    };
+    /** @description The key verified, but may not be used now, or lacks what the operation needs. */
+    ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnly: {
+      headers: {
+        'X-Request-Id': components['headers']['XRequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnlyError'];
       };
     };
     /** @description The project is not available, or has no video. */
@@ -3213,7 +3304,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -3307,7 +3398,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -3390,7 +3481,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -3471,7 +3562,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -3553,7 +3644,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -3635,7 +3726,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -3717,7 +3808,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -3799,7 +3890,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnly'];
       404: components['responses']['VideoNotAvailable'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -3881,7 +3972,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -3963,7 +4054,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4045,7 +4136,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4127,7 +4218,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4209,7 +4300,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4291,7 +4382,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4373,7 +4464,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnly'];
       404: components['responses']['DocumentUnavailable'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4455,7 +4546,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4540,7 +4631,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -4621,7 +4712,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4707,7 +4798,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -4788,7 +4879,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4870,7 +4961,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -4957,7 +5048,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -5038,7 +5129,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -5117,7 +5208,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScope'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -5201,7 +5292,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnly'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -5279,7 +5370,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnly'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['ValidationFailed'];
@@ -5360,7 +5451,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
       422: components['responses']['WebhookValidationFailed'];
@@ -5416,7 +5507,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['WebhookConflict'];
       413: components['responses']['PayloadTooLarge'];
@@ -5500,7 +5591,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -5560,7 +5651,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['WebhookConflict'];
@@ -5619,7 +5710,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['WebhookConflict'];
@@ -5676,7 +5767,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['WebhookConflict'];
@@ -5751,7 +5842,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequiredEvaluationPreviewOnly'];
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['IdempotencyKeyInUse'];
@@ -5840,7 +5931,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['WebhookDeliveriesNotFound'];
       408: components['responses']['RequestTimeout'];
       417: components['responses']['ExpectationFailed'];
@@ -5896,7 +5987,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthenticated'];
-      403: components['responses']['Forbidden'];
+      403: components['responses']['ForbiddenInsufficientScopeEntitlementRequired'];
       404: components['responses']['WebhookDeliveriesNotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['WebhookTestConflict'];

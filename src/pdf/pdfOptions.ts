@@ -85,7 +85,11 @@ export const pdfRequestBodySchema = z
       .refine(unique, 'must not repeat a section')
       .transform((sections) => PDF_SECTIONS.filter((section) => sections.includes(section)))
       .optional()
-      .meta({ description: 'The parts to print, in any order (they are printed in the listed order). Omitted: all of them.' }),
+      // uniqueItems (here and on unit_types) states the refine in the document: a client or a proxy refuses a repeat too.
+      .meta({
+        description: 'The parts to print, in any order (they are printed in the listed order). Omitted: all of them.',
+        uniqueItems: true,
+      }),
     unit_types: z
       .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
       .min(1)
@@ -93,7 +97,10 @@ export const pdfRequestBodySchema = z
       .refine(unique, 'must not repeat a unit type')
       .transform((ids) => [...ids].sort((a, b) => a - b))
       .optional()
-      .meta({ description: "Unit-type ids of the project: floor plans and prices of these only. Omitted: all of the project's." }),
+      .meta({
+        description: "Unit-type ids of the project: floor plans and prices of these only. Omitted: all of the project's.",
+        uniqueItems: true,
+      }),
   })
   .strict()
   .meta({

@@ -98,7 +98,7 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event in the global log, or null when the log is empty. */
   headPosition(): Promise<bigint | null>;
-  /** Catch-up from `after`, then live. */
+  /** Catch-up from `after`, then live. The events may be shared with the store's other subscriptions: never change them. */
   subscribeToAll(options: SubscribeToAllOptions): Subscription;
   /** Cheap liveness probe for /v1/health. */
   ping(): Promise<boolean>;

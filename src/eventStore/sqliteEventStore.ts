@@ -15,9 +15,17 @@ import {
   type Subscription,
 } from './eventStore.js';
 import type { LogReaderSettings, ReadPage, ReaderMessage } from './logReaderProtocol.js';
+import { RecentEvents } from './recentEvents.js';
 
 export const DEFAULT_READ_ALL_PAGE_SIZE = 1000;
 export const DEFAULT_SUBSCRIPTION_BATCH_SIZE = 500;
+/**
+ * Events the subscriptions share (see RecentEvents): enough for a projector's subscriptions to be that many
+ * pages apart, as they drift while each projects its batches in turn.
+ */
+const RECENT_EVENTS_KEPT = 20 * DEFAULT_SUBSCRIPTION_BATCH_SIZE;
+/** A subscription whose consumer has not moved on for this long is not waited for (see RecentEvents). */
+const STALLED_SUBSCRIPTION_MS = 2_000;
 /** How often a live subscription looks for events appended by another process on the same file. */
 const POLL_INTERVAL_MS = 150;
 const BUSY_TIMEOUT_MS = 5000;
@@ -314,6 +322,7 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
     }
   }
 
+  const recentEvents = new RecentEvents(readAllAfter, RECENT_EVENTS_KEPT, STALLED_SUBSCRIPTION_MS);
   const appendListeners = new Set<() => void>();
   const subscriptions = new Set<Subscription>();
 
@@ -323,7 +332,6 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
     onBatch,
     onError,
   }: SubscribeToAllOptions): Subscription {
-    let checkpoint = after;
     let closed = false;
     let wakeUp: (() => void) | null = null;
 
@@ -342,23 +350,26 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
         };
       });
 
+    const cursor = recentEvents.open(after);
     const delivery = (async () => {
       try {
         while (!closed) {
-          const batch = readAllAfter(checkpoint, maxBatchSize);
+          const batch = await recentEvents.read(cursor, maxBatchSize);
           const last = batch.at(-1);
+          if (closed) break;
           if (!last) {
             await nextAppendOrPoll();
             continue;
           }
           await onBatch(batch);
-          checkpoint = last.position;
+          recentEvents.move(cursor, last.position);
         }
       } catch (error) {
         onError?.(error);
       } finally {
         closed = true;
         appendListeners.delete(notify);
+        recentEvents.close(cursor);
       }
     })();
 
@@ -366,6 +377,7 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
       async close() {
         closed = true;
         wakeUp?.();
+        recentEvents.close(cursor);
         await delivery;
         subscriptions.delete(subscription);
       },

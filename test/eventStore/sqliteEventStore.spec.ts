@@ -155,6 +155,34 @@ describe('SQLite event store', () => {
     expect(secondPage.map((event) => event.revision)).toEqual(Array.from({ length: 200 }, (_, index) => 1000 + index));
   });
 
+  it('when subscriptions with consumers of different speeds catch up over many pages, then each delivers every event once and in order', async () => {
+    const store = open(aDatabaseFile());
+    const count = 12_000;
+    for (let from = 0; from < count; from += 1_000) {
+      await store.appendToStream(
+        'thing-1',
+        Array.from({ length: 1_000 }, (_, index) => anEvent(from + index)),
+        { expectedRevision: from === 0 ? 'no_stream' : from - 1 },
+      );
+    }
+    const consumers = [0, 1, 5].map((delayMs) => {
+      const delivered: number[] = [];
+      const subscription = store.subscribeToAll({
+        maxBatchSize: 400,
+        onBatch: async (batch) => {
+          for (const event of batch) delivered.push(event.revision);
+          if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        },
+      });
+      return { delivered, subscription };
+    });
+
+    await eventually('every consumer to have every event', () => consumers.every(({ delivered }) => delivered.length >= count));
+    await Promise.all(consumers.map(({ subscription }) => subscription.close()));
+
+    for (const { delivered } of consumers) expect(delivered).toEqual(Array.from({ length: count }, (_, index) => index));
+  });
+
   it('when the store is closed, then ping answers false', async () => {
     const store = createSqliteEventStore({ file: aDatabaseFile() });
 

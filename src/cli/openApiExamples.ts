@@ -1,339 +1,52 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express from 'express';
-import sharp from 'sharp';
 import { queryRoutes } from '../../queries/index.js';
 import { createApiOpenApiDocument } from '../../queries/openApi.js';
 import { RenderTimeout, RendererUnavailable } from '../../queries/projectPdf.js';
-import { loadConfig, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { DependencyUnavailable } from '../http/dependencyFailures.js';
-import { errorMiddleware } from '../http/errorMiddleware.js';
-import type { OpenApiExamples, RecordedExample } from '../http/openApiExamples.js';
-import { requestContext } from '../http/requestContext.js';
-import { createLogger, type Logger } from '../logger.js';
-import { DEMO_API_KEYS_FILE_NAME } from '../seed/demoClient.js';
-import { startService, type RunningService } from '../service.js';
+import type { Logger } from '../logger.js';
+import { recordAdminExamples } from './adminOpenApiExamples.js';
+import {
+  PUBLIC_BASE_URL,
+  Recorder,
+  withExampleService,
+  writeExamples,
+  type Answer,
+  type Exchange,
+  type ExampleService,
+  type Json,
+  type RandomValue,
+} from './exampleRecording.js';
 import { runCli } from './runCli.js';
 
 /*
- * `npm run openapi:examples`: records the examples of /v1/openapi.yaml from the service itself. It starts the
- * service on a temporary DATA_DIR seeded with the demo catalogue, makes a realistic request of every public
- * operation and provokes every documented error answer it can (a bad parameter, no key, a plan without the
- * scope, a client with a one-request minute, a render in progress, a stale read...), and writes requests and
- * answers to queries/openApiExamples.json, which queries/openApi.ts attaches to the document. The few errors
- * no request can cause on purpose (a bug, an unreachable store, a failed render) are the bodies the service's
- * own error middleware writes for its own error classes.
+ * `npm run openapi:examples`: records the examples of /v1/openapi.yaml and of /admin/v1/openapi.yaml from the
+ * service itself (src/cli/exampleRecording.ts starts it; the admin document's are recorded by
+ * src/cli/adminOpenApiExamples.ts, on a service of its own). For /v1 it makes a realistic request of every
+ * public operation and provokes every documented error answer it can (a bad parameter, no key, a plan without
+ * the scope, a client with a one-request minute, a render in progress, a stale read...), and writes requests
+ * and answers to queries/openApiExamples.json, which queries/openApi.ts attaches to the document. The few
+ * errors no request can cause on purpose (a bug, an unreachable store, a failed render) are the bodies the
+ * service's own error middleware writes for its own error classes.
  *
- * The output is deterministic, so that a rerun changes the file only where the service's answers changed: the
- * service runs on a clock that starts at EXAMPLES_EPOCH and moves one second per request, with a fixed link
- * signing secret and public base URL; request ids are sent; the few random values (webhook ids and secrets,
- * event ids, the bytes of a fresh PDF) are replaced by stand-ins, the same one for the same value.
+ * The output is deterministic, so that a rerun changes the file only where the service's answers changed:
+ * besides the service's example clock and fixed secrets, request ids are sent, and the few random values
+ * (webhook ids and secrets, event ids, the bytes of a fresh PDF) are replaced by stand-ins, the same one for
+ * the same value.
  */
 
 const EXAMPLES_FILE = fileURLToPath(new URL('../../queries/openApiExamples.json', import.meta.url));
-const EXAMPLES_EPOCH = Date.parse('2025-05-12T06:00:00.000Z');
-const PUBLIC_BASE_URL = 'https://api.example.com/v1';
 const WEBHOOK_URL = 'https://hooks.demo-agency.example/catalogue';
-/** Enough projects that every kind of related collection, video and document occurs. */
-const SEED_PROJECTS = 30;
-const USAGE = 'usage: npm run openapi:examples   (no arguments; writes queries/openApiExamples.json)';
-
-type Json = Record<string, any>;
-
-/** The service's clock: still between requests, so that every time it hands out is the same on every run. */
-class ExampleClock {
-  private at = EXAMPLES_EPOCH;
-  readonly now = (): Date => new Date(this.at);
-  advance(milliseconds: number): Date {
-    this.at += milliseconds;
-    return this.now();
-  }
-}
-
-/** A uuid-shaped request id made from the example's name, so that ids stay put between runs. */
-function requestIdFor(name: string): string {
-  const hex = createHash('sha256').update(name).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** A query parameter as a client writes it: a list comma-separated (the commas left as they are). */
-const queryPart = (name: string, value: unknown): string =>
-  `${name}=${encodeURIComponent(Array.isArray(value) ? value.join(',') : String(value)).replaceAll('%2C', ',')}`;
-
-interface Exchange {
-  operationId: string;
-  name: string;
-  summary: string;
-  description?: string;
-  path?: Record<string, unknown>;
-  query?: Record<string, unknown>;
-  /** Headers the example is about; recorded. */
-  headers?: Record<string, string>;
-  /** A JSON body, recorded. */
-  body?: unknown;
-  /** A body that is no example of the operation's (too large, not JSON): sent, not recorded. */
-  rawBody?: { contentType: string; text: string };
-  /** The request target as sent, when it is no value the parameters can have (an undecodable path). */
-  target?: string;
-  /** The bearer key; none for a keyless operation or a refused request. */
-  key?: string;
-  /** The status the request must be answered with: anything else stops the generator. */
-  status: number;
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-interface DocumentedOperation {
-  path: string;
-  method: string;
-  operation: Json;
-}
-
-/** The bare /v1 document (no examples) and its operations by operationId. */
-function bareDocument(): { document: Json; operations: Map<string, DocumentedOperation> } {
-  const document = createApiOpenApiDocument(queryRoutes, { publicBaseUrl: PUBLIC_BASE_URL, examples: null }) as Json;
-  const operations = new Map<string, DocumentedOperation>();
-  for (const [path, item] of Object.entries(document.paths as Json)) {
-    for (const [method, operation] of Object.entries(item as Json)) {
-      if (typeof operation?.operationId === 'string') operations.set(operation.operationId, { path, method, operation });
-    }
-  }
-  return { document, operations };
-}
-
-/** Records exchanges with the service: every request it sends moves the service's clock one second on. */
-class Recorder {
-  readonly examples: Record<string, Record<string, RecordedExample>> = {};
-  private readonly bare = bareDocument();
-  readonly operations = this.bare.operations;
-
-  constructor(
-    private readonly origin: string,
-    private readonly clock: ExampleClock,
-  ) {}
-
-  target(operationId: string, path: Record<string, unknown> = {}, query: Record<string, unknown> = {}): { method: string; target: string } {
-    const documented = this.operations.get(operationId);
-    if (!documented) throw new Error(`The /v1 document has no operation ${operationId}.`);
-    const filled = documented.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
-      if (!(name in path)) throw new Error(`${operationId}: no value for the path parameter ${name}.`);
-      return encodeURIComponent(String(path[name]));
-    });
-    const search = Object.entries(query)
-      .map(([name, value]) => queryPart(name, value))
-      .join('&');
-    return { method: documented.method.toUpperCase(), target: `/v1${filled}${search ? `?${search}` : ''}` };
-  }
-
-  /** Sends the exchange's request, checks its status and records it under its operation and name. */
-  async record(exchange: Exchange): Promise<Answer> {
-    const built = this.target(exchange.operationId, exchange.path, exchange.query);
-    const { method } = built;
-    const target = exchange.target ?? built.target;
-    const requestId = requestIdFor(`${exchange.operationId}/${exchange.name}`);
-    const at = this.clock.advance(1_000);
-    const headers: Record<string, string> = { 'X-Request-Id': requestId, ...exchange.headers };
-    if (exchange.key !== undefined) headers.Authorization = `Bearer ${exchange.key}`;
-    let body: string | undefined;
-    if (exchange.rawBody !== undefined) {
-      headers['Content-Type'] = exchange.rawBody.contentType;
-      body = exchange.rawBody.text;
-    } else if (exchange.body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = JSON.stringify(exchange.body);
-    }
-    const response = await fetch(`${this.origin}${target}`, {
-      method,
-      headers,
-      redirect: 'manual',
-      ...(body === undefined ? {} : { body }),
-    });
-    const answer = await answerOf(response, method);
-    if (answer.status !== exchange.status) {
-      throw new Error(
-        `${exchange.operationId}/${exchange.name}: ${method} ${target} answered ${answer.status}, not ${exchange.status}: ${JSON.stringify(answer.body)}`,
-      );
-    }
-    this.store(exchange, { method, target }, answer, requestId, at);
-    return answer;
-  }
-
-  /** Records an answer obtained some other way (a raw socket, the error middleware on its own) for `exchange`. */
-  store(exchange: Exchange, sent: { method: string; target: string }, answer: Answer, requestId: string, at: Date): void {
-    const documented = this.operations.get(exchange.operationId)!;
-    const response = this.documentedResponse(documented.operation, answer.status);
-    const contentType = answer.headers.get('content-type')?.split(';')[0]?.trim();
-    const recorded: RecordedExample['response'] = { status: answer.status };
-    if (contentType === 'application/json' && response.content?.[contentType] !== undefined) {
-      recorded.contentType = contentType;
-      recorded.body = withoutMeasurements(withStableMeta(answer.body, requestId, at));
-    } else if (contentType?.endsWith('yaml') && response.content?.[contentType] !== undefined) {
-      recorded.contentType = contentType;
-      recorded.body = yamlHead(answer.body as string);
-    } else if (response.headers !== undefined) {
-      // Bytes (a picture, a document) and redirects are shown by their headers: a reference page fetches an
-      // example's external address, which would name a file of this throwaway catalogue.
-      const headers = Object.keys(response.headers as Json)
-        .filter((name) => name !== 'X-Request-Id' && answer.headers.has(name))
-        .map((name) => [name, name === 'Last-Modified' ? STORED_AT : answer.headers.get(name)!] as const);
-      if (headers.length > 0) recorded.headers = Object.fromEntries(headers);
-    }
-    const request: RecordedExample['request'] = { method: sent.method, target: sent.target };
-    if (exchange.path !== undefined) request.path = exchange.path;
-    if (exchange.query !== undefined) request.query = exchange.query;
-    if (exchange.headers !== undefined) request.headers = exchange.headers;
-    if (exchange.rawBody !== undefined) {
-      const { contentType, text } = exchange.rawBody;
-      request.headers = { ...request.headers, 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(text)) };
-    }
-    if (exchange.body !== undefined) request.body = exchange.body;
-    (this.examples[exchange.operationId] ??= {})[exchange.name] = {
-      summary: exchange.summary,
-      ...(exchange.description === undefined ? {} : { description: exchange.description }),
-      request,
-      response: recorded,
-    };
-  }
-
-  /** The response the operation documents for `status`, followed through its `$ref`. */
-  private documentedResponse(operation: Json, status: number): Json {
-    let response = operation.responses?.[String(status)] as Json | undefined;
-    if (response === undefined) throw new Error(`${operation.operationId as string} does not document ${status}.`);
-    while (typeof response.$ref === 'string') {
-      response = (response.$ref as string)
-        .slice(2)
-        .split('/')
-        .reduce((node: Json, segment) => node[segment] as Json, this.bare.document);
-    }
-    return response;
-  }
-
-  /** A request the examples do not show (setting up, looking up): the clock still moves. */
-  async send(
-    path: string,
-    init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<Answer> {
-    this.clock.advance(1_000);
-    return this.peek(path, init);
-  }
-
-  /** A look that must not move the clock (waiting for the webhook worker, which runs on it). */
-  async peek(
-    path: string,
-    init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { ...init.headers };
-    if (init.key !== undefined) headers.Authorization = `Bearer ${init.key}`;
-    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await fetch(`${this.origin}${path}`, {
-      method: init.method ?? 'GET',
-      headers,
-      redirect: 'manual',
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    });
-    return answerOf(response, init.method ?? 'GET');
-  }
-}
-
-async function answerOf(response: Response, method: string): Promise<Answer> {
-  const contentType = response.headers.get('content-type') ?? '';
-  const text = method === 'HEAD' ? '' : contentType.includes('json') || contentType.includes('yaml') ? await response.text() : '';
-  if (!text) await response.body?.cancel();
-  return { status: response.status, headers: response.headers, body: contentType.includes('json') && text ? JSON.parse(text) : text };
-}
-
-/** `meta` as it would be on the example clock, with the request id sent (refusals on the socket make their own). */
-function withStableMeta(body: Json, requestId: string, at: Date): Json {
-  if (typeof body !== 'object' || body === null || typeof body.meta !== 'object') return body;
-  return { ...body, meta: { ...body.meta, request_id: requestId, generated_at: at.toISOString() } };
-}
-
-/** The blob store stamps a file with the machine's time, not the service's clock: as if stored when the clock started. */
-const STORED_AT = new Date(EXAMPLES_EPOCH).toUTCString();
-
-/** Durations the service measured (a webhook delivery's latency): the same stand-in on every run. */
-const MEASURED: Readonly<Record<string, number>> = { latency_ms: 120 };
-
-function withoutMeasurements(value: unknown): any {
-  if (Array.isArray(value)) return value.map(withoutMeasurements);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, child]) => [
-      key,
-      typeof child === 'number' && key in MEASURED ? MEASURED[key] : withoutMeasurements(child),
-    ]),
-  );
-}
-
-/** The start of the document (its title and version): the whole of it would repeat every example in itself. */
-function yamlHead(text: string): string {
-  const lines = text.split('\n');
-  const end = lines.findIndex((line) => line.startsWith('  description:'));
-  return `${lines.slice(0, end).join('\n')}\n# ... the rest of the document\n`;
-}
-
-/** One HTTP/1.1 request written to a socket as it is, for what a client library would not send; read to the close. */
-async function rawExchange(origin: string, request: string): Promise<Answer> {
-  const { hostname, port } = new URL(origin);
-  const socket = connect(Number(port), hostname);
-  socket.write(request);
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  await once(socket, 'close');
-  const text = Buffer.concat(chunks).toString('utf8');
-  const [head = '', body = ''] = text.split('\r\n\r\n');
-  const [statusLine = '', ...headerLines] = head.split('\r\n');
-  const headers = new Headers(headerLines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
-  return { status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : '' };
-}
+const DOCUMENTS = ['public', 'admin'] as const;
+type DocumentName = (typeof DOCUMENTS)[number];
+const USAGE =
+  'usage: npm run openapi:examples [-- public|admin]   (both when none is named; writes queries/openApiExamples.json, src/http/adminOpenApiExamples.json)';
 
 /**
- * The answer the service's error middleware writes for `error` (behind the request context, as in the app):
- * for the errors no request can cause on purpose.
+ * Values the service draws at random. A fresh PDF's bytes (and so its key and link signature) differ on
+ * every render.
  */
-async function middlewareAnswer(error: Error, target: string, requestId: string): Promise<Answer> {
-  const logger = createLogger({ level: 'silent' });
-  const app = express()
-    .use(requestContext(logger))
-    .use((_req, _res, next) => next(error))
-    .use(errorMiddleware(logger));
-  const server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  try {
-    const { port } = server.address() as AddressInfo;
-    const response = await fetch(`http://127.0.0.1:${port}${target}`, { headers: { 'X-Request-Id': requestId } });
-    return await answerOf(response, 'GET');
-  } finally {
-    server.close();
-  }
-}
-
-/** Map tiles for the brochure's map from this machine: one plain tile for every address, so no render reaches a tile server. */
-async function startTileServer(): Promise<Server> {
-  const tile = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#e8eef2' } })
-    .png()
-    .toBuffer();
-  const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'image/png' }).end(tile));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return server;
-}
-
-/**
- * Values the service draws at random, replaced wherever they occur by stand-ins made from their kind and
- * order of appearance. A fresh PDF's bytes (and so its key and link signature) differ on every render.
- */
-const RANDOM_VALUES: ReadonlyArray<{ kind: string; pattern: RegExp; standIn: (hex: string) => string }> = [
+const RANDOM_VALUES: readonly RandomValue[] = [
   { kind: 'webhook', pattern: /wh_[0-9a-f]{24}/g, standIn: (hex) => `wh_${hex.slice(0, 24)}` },
   {
     kind: 'secret',
@@ -345,102 +58,34 @@ const RANDOM_VALUES: ReadonlyArray<{ kind: string; pattern: RegExp; standIn: (he
   { kind: 'pdf-signature', pattern: /(?<=\/documents\/pdf\/[^"?]+\?expires=\d+&signature=)[0-9a-f]{64}/g, standIn: (hex) => hex },
 ];
 
-function withStandIns(text: string): string {
-  let replaced = text;
-  for (const { kind, pattern, standIn } of RANDOM_VALUES) {
-    const standIns = new Map<string, string>();
-    replaced = replaced.replace(pattern, (value) => {
-      if (!standIns.has(value)) standIns.set(value, standIn(createHash('sha256').update(`${kind}:${standIns.size}`).digest('hex')));
-      return standIns.get(value)!;
-    });
-  }
-  return replaced;
-}
-
-/** The examples in document order, each operation's by status, so that the file's diff follows the document. */
-function inDocumentOrder(recorder: Recorder): OpenApiExamples['operations'] {
-  const missing = [...recorder.operations.keys()].filter((operationId) => recorder.examples[operationId] === undefined);
-  if (missing.length > 0) throw new Error(`No example was recorded for ${missing.join(', ')}.`);
-  const byStatus = (examples: Record<string, RecordedExample>) =>
-    Object.fromEntries(Object.entries(examples).sort(([, a], [, b]) => a.response.status - b.response.status));
-  return Object.fromEntries([...recorder.operations.keys()].map((operationId) => [operationId, byStatus(recorder.examples[operationId]!)]));
-}
-
-/** The service's request lines would bury the generator's own: warnings only, unless LOG_LEVEL asks for more. */
-const serviceLogLevel = (config: Config) => (process.env.LOG_LEVEL === undefined ? 'warn' : config.logLevel);
-
-async function generate(config: Config, logger: Logger): Promise<void> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'openapi-examples-'));
-  const tiles = await startTileServer();
-  const clock = new ExampleClock();
-  let service: RunningService | undefined;
-  try {
-    const serviceConfig = loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      SEED_PROJECTS: String(SEED_PROJECTS),
-      ADMIN_TOKEN: randomBytes(32).toString('base64url'),
-      // Fixed, so that the signatures of the links in the examples are the same on every run.
-      LINK_SIGNING_SECRET: 'openapi-examples-link-signing-secret-not-used-elsewhere',
-      PUBLIC_BASE_URL,
-      PDF_TILE_URL: `http://127.0.0.1:${(tiles.address() as AddressInfo).port}/{z}/{x}/{y}.png`,
-      // The example webhook's host is answered with this machine (below), where nothing listens on 443.
-      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
-      LOG_LEVEL: serviceLogLevel(config),
-    });
-    logger.info({ dataDir, projects: SEED_PROJECTS }, 'starting the service on the demo catalogue');
-    const serviceLogger = createLogger({ level: serviceConfig.logLevel }).child({ component: 'service' });
-    service = await startService({
-      config: serviceConfig,
-      logger: serviceLogger,
-      clock: clock.now,
-      webhookResolve: async () => [{ address: '127.0.0.1', family: 4 }],
-      webhookRandom: () => 0.5,
-    });
-    const keys = await readFile(join(dataDir, DEMO_API_KEYS_FILE_NAME), 'utf8');
-    const liveKey = /^DEMO_API_KEY_LIVE=(\S+)$/m.exec(keys)?.[1];
-    const demoClientId = /\(client (\d+),/.exec(keys)?.[1];
-    if (liveKey === undefined || demoClientId === undefined) throw new Error(`${DEMO_API_KEYS_FILE_NAME} names no live key or client.`);
-    const recorder = new Recorder(service.url!, clock);
-    const adminToken = service.adminToken!;
+async function recordPublicExamples(config: Config, logger: Logger): Promise<void> {
+  await withExampleService(config, logger, {}, async (running) => {
+    const document = createApiOpenApiDocument(queryRoutes, { publicBaseUrl: PUBLIC_BASE_URL, examples: null }) as Json;
+    const recorder = new Recorder(running.origin, running.clock, { document, basePath: '/v1' });
     await recordExchanges({
+      ...running,
       recorder,
-      service,
-      clock,
-      origin: service.url!,
-      liveKey,
-      demoClientId: Number(demoClientId),
-      serviceLogger,
       async admin(method, path, body) {
-        const answer = await recorder.send(`/admin/v1${path}`, { method, key: adminToken, ...(body === undefined ? {} : { body }) });
+        const answer = await recorder.send(`/admin/v1${path}`, {
+          method,
+          key: running.adminToken,
+          ...(body === undefined ? {} : { body }),
+        });
         if (answer.status >= 300) throw new Error(`${method} /admin/v1${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
         return answer.body as Json;
       },
     });
-    const examples: OpenApiExamples = {
-      generatedBy: 'npm run openapi:examples (src/cli/openApiExamples.ts): recorded from the demo catalogue; do not edit.',
-      operations: inDocumentOrder(recorder),
-    };
-    await writeFile(EXAMPLES_FILE, `${withStandIns(JSON.stringify(examples, null, 2))}\n`);
-    process.stdout.write(`wrote ${Object.keys(examples.operations).length} operations' examples to ${EXAMPLES_FILE}\n`);
-  } finally {
-    await service?.stop();
-    tiles.close();
-    await rm(dataDir, { recursive: true, force: true });
-  }
+    await writeExamples(
+      EXAMPLES_FILE,
+      recorder,
+      'npm run openapi:examples (src/cli/openApiExamples.ts): recorded from the demo catalogue; do not edit.',
+      RANDOM_VALUES,
+    );
+  });
 }
 
-interface Scene {
+interface Scene extends ExampleService {
   recorder: Recorder;
-  service: RunningService;
-  clock: ExampleClock;
-  origin: string;
-  /** The demo client's live key, and its id. */
-  liveKey: string;
-  demoClientId: number;
-  /** The service's logger. */
-  serviceLogger: Logger;
   /** An admin API call that must succeed; its body (`data`, `meta`). */
   admin(method: string, path: string, body?: unknown): Promise<Json>;
 }
@@ -1115,13 +760,7 @@ async function recordBuiltErrors(scene: Scene, project: Json, picture: Record<st
       description: 'Not provoked: what the error middleware answers for RenderTimeout.',
     },
   ];
-  for (const { error, ...exchange } of built) {
-    const sent = scene.recorder.target(exchange.operationId, exchange.path);
-    const requestId = requestIdFor(`${exchange.operationId}/${exchange.name}`);
-    const at = scene.clock.advance(1_000);
-    const answer = await middlewareAnswer(error, sent.target, requestId);
-    scene.recorder.store({ ...exchange, status: answer.status }, sent, answer, requestId, at);
-  }
+  for (const { error, ...exchange } of built) await scene.recorder.recordBuilt(exchange, error);
 }
 
 /** Refusals of keys that verified: a plan without the operation's scope, a client whose minute is spent. */
@@ -1196,23 +835,25 @@ async function refusedOnTheSocket(
   request: string,
   expected: { summary: string; status: number },
 ): Promise<void> {
-  const requestId = requestIdFor(`getHealth/${name}`);
-  const at = scene.clock.advance(1_000);
-  const answer = await rawExchange(scene.origin, request);
-  if (answer.status !== expected.status) throw new Error(`getHealth/${name} answered ${answer.status}, not ${expected.status}.`);
-  scene.recorder.store(
-    { operationId: 'getHealth', name, summary: expected.summary, status: expected.status },
-    { method: 'GET', target: '/v1/health' },
-    answer,
-    requestId,
-    at,
-  );
+  await scene.recorder.recordOnTheSocket({ operationId: 'getHealth', name, ...expected }, request);
+}
+
+function parseArguments(argv: readonly string[]): { documents: readonly DocumentName[] } | { error: string } {
+  if (argv.length === 0) return { documents: DOCUMENTS };
+  const [document, ...rest] = argv;
+  if (rest.length > 0 || !DOCUMENTS.includes(document as DocumentName))
+    return { error: `unknown argument ${JSON.stringify(argv.join(' '))}` };
+  return { documents: [document as DocumentName] };
 }
 
 process.exitCode = await runCli({
   name: 'openapi-examples',
   usage: USAGE,
-  parse: (argv) => (argv.length === 0 ? {} : { error: `unknown argument ${JSON.stringify(argv[0])}` }),
-  run: (config, _parsed, logger) => generate(config, logger),
+  parse: parseArguments,
+  run: async (config, { documents }, logger) => {
+    // One after the other, each on a fresh service: the admin recording writes what would change the public answers.
+    if (documents.includes('public')) await recordPublicExamples(config, logger);
+    if (documents.includes('admin')) await recordAdminExamples(config, logger);
+  },
   failure: 'recording the OpenAPI examples failed',
 });

@@ -93,13 +93,15 @@ function attachRequest(operation: Json, name: string, example: RecordedExample):
       return { ...parameter, examples: { ...parameter.examples, [name]: { summary, value: values[parameter.name] } } };
     });
   }
-  const media = operation.requestBody?.content?.['application/json'];
+  // A JSON body is recorded without its Content-Type; a body of another media type (NDJSON) with it.
+  const mediaType = request.headers?.['Content-Type'] ?? 'application/json';
+  const media = operation.requestBody?.content?.[mediaType];
   if (request.body !== undefined && isJson(media)) {
     operation.requestBody = {
       ...operation.requestBody,
       content: {
         ...operation.requestBody.content,
-        'application/json': { ...media, examples: { ...media.examples, [name]: { summary, value: request.body } } },
+        [mediaType]: { ...media, examples: { ...media.examples, [name]: { summary, value: request.body } } },
       },
     };
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiContentObject, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { stringify } from 'yaml';
+import { EDITOR_ROLES } from '../access/editor.js';
 import { ACCEPTED_TYPES, type UploadField } from '../uploads/uploadKinds.js';
 import type { AdminRoute } from './adminRoute.js';
 import { allowedRolesOf, requiredRoleOf } from './adminRoutes/editorRoles.js';
@@ -22,6 +23,7 @@ import {
   withResponseHeaders,
   withResponses,
 } from './openApiCommon.js';
+import { attachExamples, recordedExamplesIn } from './openApiExamples.js';
 import { IF_MATCH_PROBLEM } from './validation.js';
 import { LOG_POSITION_HEADER } from './consistency.js';
 import { acceptingConsistentAfter, logPositionHeader, logPositionMeta, projectionBehindResponse } from './consistencyOpenApi.js';
@@ -225,7 +227,6 @@ function operationOf(route: AdminRoute): ZodOpenApiOperationObject {
         },
       },
       '401': ERROR_RESPONSES.unauthenticated,
-      '403': ERROR_RESPONSES.insufficientRole,
       ...(route.path.includes(':') ? { '404': ERROR_RESPONSES.notFound } : {}),
       ...(route.method === 'get' ? {} : { '409': ERROR_RESPONSES.conflict }),
       ...(route.uploads
@@ -275,9 +276,13 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Imports: 'Catalogues imported as NDJSON, a record per line, idempotent by key.',
 };
 
+/** Whether some role may not run the operation, and so gets 403 INSUFFICIENT_ROLE (src/http/adminRoutes/editorRoles.ts). */
+const refusesSomeRole = (operation: ZodOpenApiOperationObject) => allowedRolesOf(operation.operationId ?? '').length < EDITOR_ROLES.length;
+
 /**
  * What every admin operation has in common, added to what it documents itself: the token, the request id,
- * conditional GETs, the refusals any request may meet and the server errors.
+ * conditional GETs, the refusals any request may meet (a role's only where some role may not run it) and
+ * the server errors.
  */
 function completeOperation(operation: ZodOpenApiOperationObject, method: string): ZodOpenApiOperationObject {
   const reads = method === 'get';
@@ -301,6 +306,7 @@ function completeOperation(operation: ZodOpenApiOperationObject, method: string)
     {
       ...protocolRefusalResponses,
       '400': ERROR_RESPONSES.badRequest,
+      ...(refusesSomeRole(operation) ? { '403': ERROR_RESPONSES.insufficientRole } : {}),
       ...(reads ? { '304': { description: 'Not modified: If-None-Match matched the current ETag. Empty body.' } } : {}),
       '500': internalErrorResponse,
       '503': serviceUnavailableResponse,
@@ -347,6 +353,12 @@ export function createAdminOpenApiDocument(routes: readonly AdminRoute[]) {
   );
 }
 
+/** Recorded by `npm run openapi:examples` (src/cli/adminOpenApiExamples.ts) from the demo catalogue. */
+const RECORDED_EXAMPLES = new URL('./adminOpenApiExamples.json', import.meta.url);
+
+/** The document as served: with the recorded examples, when there are any. */
 export function adminOpenApiYaml(routes: readonly AdminRoute[]): string {
-  return stringify(createAdminOpenApiDocument(routes), { aliasDuplicateObjects: false });
+  const document = createAdminOpenApiDocument(routes);
+  const examples = recordedExamplesIn(RECORDED_EXAMPLES);
+  return stringify(examples === null ? document : attachExamples(document, examples), { aliasDuplicateObjects: false });
 }

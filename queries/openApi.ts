@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ACCESS_REFUSALS, type AccessRefusalCode } from '../src/access/accessRefusals.js';
 import type { Entitlement, Scope } from '../src/access/accessContext.js';
+import type { LimitCode } from '../src/limits/limits.js';
+import type { PdfLimitCode } from '../src/pdf/pdfLimits.js';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { stringify } from 'yaml';
 import {
@@ -93,7 +95,17 @@ const quotaUnitsHeader = z
   .string()
   .meta({ description: 'Weighted cost of this batch in quota units (same value as meta.quota_units).', header: { id: 'XQuotaUnits' } });
 
-const LIMIT_CODES = ['BURST_LIMIT_EXCEEDED', 'PER_MINUTE_LIMIT_EXCEEDED', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED'] as const;
+/**
+ * What a 429 can carry, in the order the limits are checked: every keyed operation is checked against each
+ * request limit and charges quota (a 304 aside), and a PDF limit refuses with one of the same codes. A record
+ * of both types, so that a limit added to either does not compile until it is documented here.
+ */
+const LIMIT_CODES = Object.keys({
+  BURST_LIMIT_EXCEEDED: true,
+  PER_MINUTE_LIMIT_EXCEEDED: true,
+  DAILY_LIMIT_EXCEEDED: true,
+  MONTHLY_LIMIT_EXCEEDED: true,
+} satisfies Record<LimitCode | PdfLimitCode, true>) as [LimitCode, ...LimitCode[]];
 
 const tooManyRequests: ZodOpenApiResponseObject = {
   id: 'TooManyRequests',

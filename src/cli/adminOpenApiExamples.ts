@@ -665,6 +665,16 @@ async function recordProjects(scene: AdminScene, references: CatalogueReferences
     rawBody: { contentType: 'image/png', text: 'This is not a picture.' },
     status: 422,
   });
+  const upload = await floorPlanPicture();
+  await scene.record({
+    operationId: 'addGalleryPicture',
+    name: 'FILE_CORRUPT',
+    summary: 'A PNG picture cut off halfway',
+    path: project,
+    query: { file_name: 'pool-deck.png' },
+    binaryBody: { contentType: 'image/png', bytes: upload.subarray(0, upload.length / 2) },
+    status: 422,
+  });
   last = await scene.record({
     operationId: 'reviseGalleryPicture',
     name: 'caption',

@@ -269,7 +269,7 @@ async function recordExchanges(scene: Scene): Promise<void> {
   await recordWebhooks(scene);
   await recordPdf(scene, gallery);
   await recordBuiltErrors(scene, gallery, picture);
-  await recordRefusals(scene);
+  await recordRefusals(scene, gallery);
   await timedOut;
   await recordUnavailable(scene);
 }
@@ -763,12 +763,13 @@ async function recordBuiltErrors(scene: Scene, project: Json, picture: Record<st
   for (const { error, ...exchange } of built) await scene.recorder.recordBuilt(exchange, error);
 }
 
-/** Refusals of keys that verified: a plan without the operation's scope, a client whose minute is spent. */
-async function recordRefusals(scene: Scene): Promise<void> {
+/** Refusals of keys that verified: a plan or client without the operation's scope, a client whose minute is spent. */
+async function recordRefusals(scene: Scene, project: Json): Promise<void> {
   const { recorder } = scene;
-  const clientWithKey = async (name: string, plan: string, limits?: Json) => {
+  /** A client on `plan` (revised as `revision` says) and a live key of it. */
+  const clientWithKey = async (name: string, plan: string, revision?: Json) => {
     const clientId = (await scene.admin('POST', '/clients', { name, plan })).data.id as number;
-    if (limits !== undefined) await scene.admin('PATCH', `/clients/${clientId}`, { limits });
+    if (revision !== undefined) await scene.admin('PATCH', `/clients/${clientId}`, revision);
     return (await scene.admin('POST', `/clients/${clientId}/keys`, { environment: 'live' })).data.key as string;
   };
   const starterKey = await clientWithKey('Marina Homes Portal', 'starter');
@@ -780,12 +781,14 @@ async function recordRefusals(scene: Scene): Promise<void> {
     status: 403,
   });
   const oneAMinute = await clientWithKey('Gulf Listings Widget', 'professional', {
-    burst: { requests: 20, window_ms: 2_000 },
-    per_minute: 1,
-    daily: 1_000,
-    monthly: 20_000,
-    test_daily: 100,
-    overage: null,
+    limits: {
+      burst: { requests: 20, window_ms: 2_000 },
+      per_minute: 1,
+      daily: 1_000,
+      monthly: 20_000,
+      test_daily: 100,
+      overage: null,
+    },
   });
   await recorder.record({
     operationId: 'listProjects',
@@ -802,6 +805,25 @@ async function recordRefusals(scene: Scene): Promise<void> {
     query: { per_page: 1 },
     key: oneAMinute,
     status: 429,
+  });
+  // Each operation's 403 lists the codes it can answer, and operations with the same list share a response:
+  // one example for each such list.
+  await recorder.record({
+    operationId: 'getProjectBrochure',
+    name: 'INSUFFICIENT_SCOPE',
+    summary: "The plan's scopes do not include brochures:read",
+    path: { project: project.slug },
+    key: starterKey,
+    status: 403,
+  });
+  const projectsOnly = await clientWithKey('Harbour View Listings', 'starter', { scopes: ['projects:read'] });
+  await recorder.record({
+    operationId: 'getState',
+    name: 'INSUFFICIENT_SCOPE',
+    summary: "The client's own scopes do not include states:read",
+    path: { idOrSlug: 'dubai' },
+    key: projectsOnly,
+    status: 403,
   });
 }
 

@@ -403,13 +403,12 @@ export const listProjectChanges: QueryRoute<z.ZodObject, typeof changesQuery> = 
       'this client may not see). Cursors stay valid across restarts of the service and rebuilds of its read models.',
     '**With `updated_since`.** Projects changed after that moment, paginated with `page`. A project changed only through its related ' +
       'collections keeps its own older updated_at, so read every page for one updated_since. Order: newest first, by changed_at, then ' +
-      'by project_id from the highest. While edits arrive, an edited project moves to the first page, which may push others one place ' +
-      'on (a project can then come twice: apply the pages in order) but never one place back, so no project is skipped; ' +
-      ' the edited project itself is reported by reading on with the cursor. So to sync while editors work, keep ' +
-      '`meta.cursor` of the first page, read every page, then read on with that cursor, which reports every change made meanwhile. ' +
-      'The moment is compared with the wall-clock times of the edits, so an edit committed while pages are read can be missed when ' +
-      'its time is earlier than one already seen: cursors do not depend on those times. `meta.cursor` is where the feed stood when ' +
-      'the page was read.',
+      'by project_id from the highest. While edits arrive, an edited project moves to the first page and pushes the projects it passes ' +
+      'one place on, never back (unless the restriction or sample of this client changes): a project may come twice (apply the pages ' +
+      'in order) but none is skipped, and the edited project itself is reported by reading on with a cursor. So to sync while editors ' +
+      'work, keep `meta.cursor` of the first page, read every page, then read on with that cursor: it reports every change made ' +
+      'meanwhile, whatever the wall-clock times of the edits, which updated_since compares. `meta.cursor` is where the feed stood ' +
+      'when the page was read.',
     'Either way, only what this client could have seen is reported: a project visible to it now (published, and within its catalogue ' +
       'restriction and evaluation sample) comes with its summary; a project no longer visible to it comes with removed=true and ' +
       'project=null only when a reported change unpublished, deleted or moved it to another community while published in a community ' +

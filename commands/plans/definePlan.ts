@@ -20,6 +20,7 @@ export const planNameSchema = singleLineText(200, { min: 1 });
 export const detailFieldsSchema = z
   .array(z.enum(DETAIL_FIELDS))
   .refine((fields) => new Set(fields).size === fields.length, 'must not repeat a field')
+  .meta({ uniqueItems: true })
   .transform((fields) => DETAIL_FIELDS.filter((field) => fields.includes(field)))
   .nullable()
   .meta({ description: 'The detail-only project fields its clients see; the others answer null. null = all of them.' });

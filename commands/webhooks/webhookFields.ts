@@ -30,7 +30,7 @@ export const webhookEventsSchema = z
     message: 'must not name an event type twice',
     when: (payload) => Array.isArray(payload.value),
   })
-  .meta({ description: 'The event types delivered: a non-empty list without repeats.' });
+  .meta({ description: 'The event types delivered: a non-empty list without repeats.', uniqueItems: true });
 
 /** The client a command is sent for; absent for an administrator's or the delivery worker's command. */
 export interface OfClient {

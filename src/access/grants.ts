@@ -7,13 +7,17 @@ export const scopeListSchema = z
   .array(z.enum(SCOPES))
   .max(SCOPES.length)
   .refine(distinct, 'must not name a scope twice')
-  .meta({ description: 'Scopes as the spec names them, each at most once.', example: ['projects:read', 'developers:read'] });
+  .meta({
+    description: 'Scopes as the spec names them, each at most once.',
+    example: ['projects:read', 'developers:read'],
+    uniqueItems: true,
+  });
 
 export const entitlementListSchema = z
   .array(z.enum(ENTITLEMENTS))
   .max(ENTITLEMENTS.length)
   .refine(distinct, 'must not name an entitlement twice')
-  .meta({ description: 'Entitlements as the spec names them, each at most once.', example: ['images', 'floorplans'] });
+  .meta({ description: 'Entitlements as the spec names them, each at most once.', example: ['images', 'floorplans'], uniqueItems: true });
 
 /**
  * Grants are sets; they are kept in the spec's order so that the same set is always the same list, and a

@@ -31,6 +31,7 @@ export const pdfTemplateListSchema = z
   .array(pdfTemplateSchema)
   .min(1)
   .refine((templates) => new Set(templates).size === templates.length, 'must not repeat a design')
+  .meta({ uniqueItems: true })
   .overwrite((templates) => PDF_TEMPLATES.filter((template) => templates.includes(template)));
 
 /** What a plan says about brochures; null fields take the defaults. */

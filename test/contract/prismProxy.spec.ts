@@ -299,7 +299,13 @@ describe('a validating proxy (Prism) in front of the service', () => {
 
   // Last: its final steps stop the projector and close the read store.
   it('when every recorded example is replayed through Prism, then it finds no violation and passes on the service’s answers, every operation answered with success', async () => {
-    const keys: Record<KeyName, string | undefined> = { demo: liveKey, none: undefined, starter: undefined, onePerMinute: undefined };
+    const keys: Record<KeyName, string | undefined> = {
+      demo: liveKey,
+      none: undefined,
+      starter: undefined,
+      projectsOnly: undefined,
+      onePerMinute: undefined,
+    };
     /** Values the service made afresh: the recorded one → the live one, in later targets, headers and bodies. */
     const fresh = new Map<string, string>([[WEBHOOK_HOST.recorded, WEBHOOK_HOST.here]]);
     const refresh = (text: string) => [...fresh].reduce((replaced, [recorded, live]) => replaced.replaceAll(recorded, live), text);
@@ -387,7 +393,7 @@ function readsOf(adminDocument: any): string[] {
   });
 }
 
-type KeyName = 'demo' | 'none' | 'starter' | 'onePerMinute';
+type KeyName = 'demo' | 'none' | 'starter' | 'projectsOnly' | 'onePerMinute';
 
 interface Scene {
   app: TestApp;
@@ -461,6 +467,15 @@ function sentOf(
 
 const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1).join(',');
 const invalid = (field: string) => ({ status: 422, code: 'VALIDATION_FAILED', field });
+
+const A_WEBHOOK = { name: 'Catalogue sync', url: 'https://127.0.0.1:9/catalogue', events: ['project.created'] };
+const A_PLAN = {
+  key: 'prism-plan',
+  name: 'Prism plan',
+  scopes: [],
+  entitlements: [],
+  limits: { burst: { requests: 10, window_ms: 1_000 }, per_minute: 60, daily: 1_000, monthly: 10_000, test_daily: 100, overage: null },
+};
 
 /** Requests the documents refuse, as the service does: each rule OpenAPI can state, stated. */
 const REFUSALS: Refusal[] = [
@@ -595,9 +610,17 @@ const REFUSALS: Refusal[] = [
     what: 'a webhook with an unknown field',
     method: 'POST',
     target: '/v1/webhooks',
-    body: { name: 'Catalogue sync', url: 'https://127.0.0.1:9/catalogue', events: ['project.created'], colour: 'blue' },
+    body: { ...A_WEBHOOK, colour: 'blue' },
     prism: { status: 422, location: 'body' },
     service: invalid('body.colour'),
+  },
+  {
+    what: 'a webhook naming an event twice',
+    method: 'POST',
+    target: '/v1/webhooks',
+    body: { ...A_WEBHOOK, events: ['project.created', 'project.created'] },
+    prism: { status: 422, location: 'body.events' },
+    service: invalid('body.events'),
   },
   {
     what: 'a body that is no JSON',
@@ -632,16 +655,18 @@ const REFUSALS: Refusal[] = [
     api: 'admin',
     method: 'POST',
     target: '/admin/v1/plans',
-    body: {
-      key: 'prism-plan',
-      name: 'Prism plan',
-      scopes: [],
-      entitlements: [],
-      limits: { burst: { requests: 10, window_ms: 1_000 }, per_minute: 60, daily: 1_000, monthly: 10_000, test_daily: 100, overage: null },
-      colour: 'blue',
-    },
+    body: { ...A_PLAN, colour: 'blue' },
     prism: { status: 422, location: 'body' },
     service: invalid('body.colour'),
+  },
+  {
+    what: 'an admin plan naming a scope twice',
+    api: 'admin',
+    method: 'POST',
+    target: '/admin/v1/plans',
+    body: { ...A_PLAN, scopes: ['projects:read', 'projects:read'] },
+    prism: { status: 422, location: 'body.scopes' },
+    service: invalid('body.scopes'),
   },
 ];
 
@@ -659,10 +684,10 @@ const BEYOND_OPENAPI: Array<Omit<Refusal, 'prism'>> = [
 const replayAll = (operationIds: readonly string[], name: string): ReplayStep[] =>
   operationIds.map((operationId) => ({ replay: `${operationId}/${name}` }));
 
-/** A live key of a new client on `plan`, with `limits` if given. */
-async function clientKey(scene: Scene, name: string, plan: string, limits?: unknown): Promise<string> {
+/** A live key of a new client on `plan`, the client revised as `revision` says. */
+async function clientKey(scene: Scene, name: string, plan: string, revision?: unknown): Promise<string> {
   const clientId = (await scene.admin('POST', '/clients', { name, plan })).data.id as number;
-  if (limits !== undefined) await scene.admin('PATCH', `/clients/${clientId}`, { limits });
+  if (revision !== undefined) await scene.admin('PATCH', `/clients/${clientId}`, revision);
   return (await scene.admin('POST', `/clients/${clientId}/keys`, { environment: 'live' })).data.key as string;
 }
 
@@ -773,16 +798,19 @@ const SWEEP: SweepStep[] = [
     },
   },
   { replay: 'listWebhooks/INSUFFICIENT_SCOPE', key: 'starter' },
+  { replay: 'getProjectBrochure/INSUFFICIENT_SCOPE', key: 'starter' },
+  {
+    setUp: 'a client whose own scopes are projects:read alone',
+    async run(scene) {
+      scene.keys.projectsOnly = await clientKey(scene, 'Harbour View Listings', 'starter', { scopes: ['projects:read'] });
+    },
+  },
+  { replay: 'getState/INSUFFICIENT_SCOPE', key: 'projectsOnly' },
   {
     setUp: 'a client allowed one request a minute',
     async run(scene) {
       scene.keys.onePerMinute = await clientKey(scene, 'Gulf Listings Widget', 'professional', {
-        burst: { requests: 20, window_ms: 2_000 },
-        per_minute: 1,
-        daily: 1_000,
-        monthly: 20_000,
-        test_daily: 100,
-        overage: null,
+        limits: { burst: { requests: 20, window_ms: 2_000 }, per_minute: 1, daily: 1_000, monthly: 20_000, test_daily: 100, overage: null },
       });
     },
   },

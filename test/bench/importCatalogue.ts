@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allProjections } from '../../projections/index.js';
@@ -69,6 +69,9 @@ function parseArguments(argv: readonly string[]): { counts: number[]; keep: bool
 
 const format = (value: number) => Math.round(value).toLocaleString('en-US');
 
+/** The machine's 1-minute load average: on a shared machine, wall times mean little without it. */
+const load = () => loadavg()[0]!.toFixed(1);
+
 const summaryOf = (stdout: string) =>
   stdout
     .trim()
@@ -93,21 +96,26 @@ async function measure(projects: number, keep: boolean): Promise<void> {
     const readStore = createReadStore({ dataDir: live });
     const projector = await startProjector({ eventStore, readStore, projections: allProjections, logger: createLogger({ level: 'warn' }) });
     try {
+      const loadBefore = load();
       const started = performance.now();
+      const projectorCpu = process.cpuUsage();
       const first = await runImportCli(live, [file]);
       const head = (await eventStore.headPosition()) ?? 0n;
       await projector.waitForPosition(head, PROJECT_TIMEOUT_MS);
       const projected = (performance.now() - started) / 1000;
+      const { user, system } = process.cpuUsage(projectorCpu);
+      const loadProjected = load();
       const second = await runImportCli(live, [file]);
       const appendedAgain = ((await eventStore.headPosition()) ?? 0n) - head;
       const withReplay = await runImportCli(replayed, [file, '--replay']);
       process.stdout.write(
         `${format(projects)} projects (${format(written.lines)} lines, ${format(Number(head))} events in the log):\n` +
-          `  with a projector beside it: imported and projected in ${projected.toFixed(1)} s (the import process ${first.seconds.toFixed(1)} s)\n` +
+          `  with a projector beside it: imported and projected in ${projected.toFixed(1)} s (the import process ${first.seconds.toFixed(1)} s; ` +
+          `the projector's CPU ${((user + system) / 1e6).toFixed(1)} s; load average ${loadBefore} before, ${loadProjected} after)\n` +
           `    ${summaryOf(first.stdout).join('\n    ')}\n` +
           `  the same file again: ${second.seconds.toFixed(1)} s, ${format(Number(appendedAgain))} events appended\n` +
           `    ${summaryOf(second.stdout).join('\n    ')}\n` +
-          `  --replay, no projector running: imported and projected in ${withReplay.seconds.toFixed(1)} s\n` +
+          `  --replay, no projector running: imported and projected in ${withReplay.seconds.toFixed(1)} s (load average ${load()} after)\n` +
           `    ${summaryOf(withReplay.stdout).join('\n    ')}\n`,
       );
     } finally {

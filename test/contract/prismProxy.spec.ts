@@ -91,7 +91,6 @@ interface Proxied {
   status: number;
   headers: Headers;
   body: Buffer;
-  requestId: string;
   upstream: ReturnType<UpstreamTap['answerTo']>;
 }
 
@@ -137,7 +136,7 @@ describe('a validating proxy (Prism) in front of the service', () => {
       ...(sent.body === undefined ? {} : { body: sent.body }),
     });
     const body = Buffer.from(await response.arrayBuffer());
-    return { status: response.status, headers: response.headers, body, requestId, upstream: tap.answerTo(requestId) };
+    return { status: response.status, headers: response.headers, body, upstream: tap.answerTo(requestId) };
   };
 
   /** What is wrong with an answer Prism passed on: a violation, or a difference from the service's own answer. */

@@ -138,25 +138,20 @@ function changeSummary(
   summary.kinds[entry.kind] = later(summary.kinds[entry.kind], entry.changed_at);
   summary.changed_at = later(summary.changed_at, entry.changed_at);
   if (withdrawnFrom !== null) {
-    summary.withdrawals = summary.withdrawals.filter((withdrawal) => withdrawal.community_id !== withdrawnFrom);
-    summary.withdrawals.push({
-      community_id: withdrawnFrom,
-      position: entry.position,
-      kinds: { ...summary.kinds },
-      changed_at: summary.changed_at,
-    });
+    summary.withdrawals = [
+      ...summary.withdrawals.filter((withdrawal) => withdrawal.community_id !== withdrawnFrom),
+      { community_id: withdrawnFrom, position: entry.position, kinds: { ...summary.kinds }, changed_at: summary.changed_at },
+    ];
   }
   summary._position = entry.position;
   placeInFeed(summary);
 }
 
-/** A copy of the stored summary that the unit of work may change in place (see ProjectionContext.draft). */
-const ownCopy = (summary: ProjectChangeSummaryDoc): ProjectChangeSummaryDoc => ({
-  ...summary,
-  kinds: { ...summary.kinds },
-  withdrawals: [...summary.withdrawals],
-  left_community_ids: [...summary.left_community_ids],
-});
+/**
+ * A copy of the stored summary that the unit of work may change in place (see ProjectionContext.draft):
+ * changeSummary writes into `kinds` and replaces the arrays.
+ */
+const ownCopy = (summary: ProjectChangeSummaryDoc): ProjectChangeSummaryDoc => ({ ...summary, kinds: { ...summary.kinds } });
 
 /**
  * The change feed's index (GET /projects/changes) in two shapes. The entries: every reported change of a

@@ -650,6 +650,21 @@ const REFUSALS: Refusal[] = [
     service: invalid('params.projectId'),
   },
   {
+    what: 'an unknown webhook status',
+    method: 'PUT',
+    target: `/v1/webhooks/wh_${'0'.repeat(24)}`,
+    body: { status: 'sleeping' },
+    prism: { status: 422, location: 'body.status' },
+    service: invalid('body.status'),
+  },
+  {
+    what: 'an unknown key status in an admin list',
+    api: 'admin',
+    target: '/admin/v1/clients/1/keys?status=lost',
+    prism: { status: 422, location: 'query.status' },
+    service: invalid('query.status'),
+  },
+  {
     what: 'an admin plan with an unknown field',
     api: 'admin',
     method: 'POST',

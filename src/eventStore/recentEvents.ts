@@ -59,8 +59,10 @@ export class RecentEvents {
       const kept = this.events.length - this.first;
       const end = kept > 0 ? this.events.at(-1)!.position : this.after;
       if (kept === 0 || after > end) {
-        // Nothing kept, or a subscription ahead of what is kept: what is kept starts anew from its read.
+        // Nothing kept, or a subscription ahead of what is kept: what is kept starts anew from its read,
+        // unless others still read what is kept (one at the head polls while the others catch up).
         const page = this.readAfter(after, maxCount);
+        if (kept > 0 && this.readByOthers(cursor)) return page;
         this.events = page.slice();
         this.first = 0;
         this.after = after;
@@ -95,6 +97,15 @@ export class RecentEvents {
     const now = performance.now();
     for (const other of this.cursors) {
       if (other !== cursor && other.after < lastLetGo && now - other.movedAt < this.stallMs) return true;
+    }
+    return false;
+  }
+
+  /** Whether another subscription, not stalled, reads within what is kept. */
+  private readByOthers(cursor: LogCursor): boolean {
+    const now = performance.now();
+    for (const other of this.cursors) {
+      if (other !== cursor && other.after >= this.after && now - other.movedAt < this.stallMs) return true;
     }
     return false;
   }

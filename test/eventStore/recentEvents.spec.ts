@@ -74,6 +74,20 @@ describe('RecentEvents', () => {
     ]);
   });
 
+  it('when a subscription ahead of what is kept reads while another still reads within it, then what is kept stays', async () => {
+    const { readAfter, reads } = aLog(100);
+    const recent = new RecentEvents(readAfter, 50, 1_000);
+    const [first, second] = [recent.open(0n), recent.open(0n)];
+    recent.move(first, (await recent.read(first, 10)).at(-1)!.position);
+
+    expect(positionsOf(await recent.read(recent.open(90n), 10))).toEqual(range(91, 100));
+    expect(positionsOf(await recent.read(second, 10))).toEqual(range(1, 10));
+    expect(reads).toEqual([
+      [0n, 10],
+      [90n, 10],
+    ]);
+  });
+
   it('when a subscription would run more than the capacity ahead of another, then it waits until that one moves on', async () => {
     const { readAfter } = aLog(100);
     const recent = new RecentEvents(readAfter, 30, 10_000);

@@ -24,6 +24,8 @@ import { startUpstreamTap, type UpstreamTap } from './prismUpstreamTap.js';
  * projects, the same link signing secret and public base URL, its clock at the same epoch, so that the
  * recorded slugs, media keys and signed links hold; what the service makes afresh (a webhook's id, a
  * cursor, a write's position) is taken from the live answer and put in the later requests in its place.
+ * The admin API's examples are not recorded yet: a second Prism, on the admin document, sees every GET of
+ * it and the refusals of its request bodies and parameters.
  */
 
 const EXAMPLES = openApiExamplesSchema.parse(
@@ -65,13 +67,21 @@ const NOT_REPLAYED: Readonly<Record<string, string>> = {
     'its 1.1 MB body is not recorded (only its headers); OpenAPI cannot bound a body’s size, so no proxy judges it by its size',
 };
 
-/** The brochure renderer as a double: Chromium is test/pdf's business; a render takes long enough to be caught in progress. */
-const slowRenderer = {
-  async render(request: BrochureRequest) {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    return { pdf: Buffer.from(`%PDF-1.7\n% brochure of project ${request.projectId}\n%%EOF\n`), pages: 1, mapDrawn: false };
-  },
-};
+/**
+ * The brochure renderer as a double (Chromium is test/pdf's business). It says when a render begins, and
+ * takes long enough that a request sent then, through Prism on a loaded machine, meets it in progress.
+ */
+function slowRenderer() {
+  let begins: (() => void) | undefined;
+  return {
+    nextRenderBegins: () => new Promise<void>((resolve) => (begins = resolve)),
+    async render(request: BrochureRequest) {
+      begins?.();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      return { pdf: Buffer.from(`%PDF-1.7\n% brochure of project ${request.projectId}\n%%EOF\n`), pages: 1, mapDrawn: false };
+    },
+  };
+}
 
 /** Each operation of the document by its operationId: whether it takes no key. */
 function operationsOf(document: any): Map<string, { keyless: boolean }> {
@@ -108,6 +118,7 @@ describe('a validating proxy (Prism) in front of the service', () => {
   let adminReads: string[];
   let liveKey: string;
   let demoClientId: number;
+  const renderer = slowRenderer();
   /** Moves the service's clock on (links expire). */
   let clockJumpMs = 0;
 
@@ -187,7 +198,7 @@ describe('a validating proxy (Prism) in front of the service', () => {
       dataDir,
       env: { DATA_DIR: dataDir, ...RECORDING_ENV, WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', CONSISTENCY_WAIT_MS: '300' },
       clock: () => new Date(EXAMPLES_EPOCH + (Date.now() - startedAt) + clockJumpMs),
-      brochureRenderer: slowRenderer,
+      brochureRenderer: renderer,
     }).then((started) => {
       app = started;
       tap.forwardTo(app.baseUrl);
@@ -212,7 +223,7 @@ describe('a validating proxy (Prism) in front of the service', () => {
       Object.keys(examples).map((name) => `${operationId}/${name}`),
     );
     const accounted = new Set([
-      ...SWEEP.flatMap((step) => ('replay' in step ? [step.replay, ...(step.whileReplaying ? [step.whileReplaying] : [])] : [])),
+      ...SWEEP.flatMap((step) => ('replay' in step ? [step.replay, ...(step.whileRendering ? [step.whileRendering] : [])] : [])),
       ...Object.keys(NOT_REPLAYED),
       ...REFUSALS.flatMap((refusal) => (refusal.example === undefined ? [] : [refusal.example])),
     ]);
@@ -356,11 +367,11 @@ describe('a validating proxy (Prism) in front of the service', () => {
     const scene: Scene = { app, admin, keys, fresh, demoClientId, jumpClock: (ms) => (clockJumpMs += ms) };
     for (const step of SWEEP) {
       if ('setUp' in step) await step.run(scene);
-      else if (step.whileReplaying === undefined) await replay(step);
+      else if (step.whileRendering === undefined) await replay(step);
       else {
-        const first = replay({ replay: step.whileReplaying });
-        // The first request is under way (its render takes a second) when the second is sent.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        const renderBegins = renderer.nextRenderBegins();
+        const first = replay({ replay: step.whileRendering });
+        await renderBegins;
         await replay(step);
         await first;
       }
@@ -408,8 +419,8 @@ interface ReplayStep {
   replay: string;
   /** Whose key; default: the demo client's, or none where the operation takes none. */
   key?: KeyName;
-  /** Sent while this other example's request is being answered. */
-  whileReplaying?: string;
+  /** Sent while the brochure this other example's request asks for is being rendered. */
+  whileRendering?: string;
   /**
    * Prism 5 follows an upstream redirect itself instead of passing it on (stoplightio/prism#1977, open), here
    * to a developer's host this machine cannot reach, and answers 500: the request is still validated and
@@ -830,7 +841,7 @@ const SWEEP: SweepStep[] = [
   },
   { replay: 'listProjects/onePerMinute', key: 'onePerMinute' },
   { replay: 'listProjects/PER_MINUTE_LIMIT_EXCEEDED', key: 'onePerMinute' },
-  { replay: 'generateProjectPdf/IDEMPOTENCY_KEY_IN_USE', whileReplaying: 'generateProjectPdf/rendered' },
+  { replay: 'generateProjectPdf/IDEMPOTENCY_KEY_IN_USE', whileRendering: 'generateProjectPdf/rendered' },
   { replay: 'generateProjectPdf/replayed' },
   {
     setUp: 'the demo client is allowed one PDF a minute',

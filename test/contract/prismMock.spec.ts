@@ -24,7 +24,7 @@ describe('prism mock on the served /v1 document', () => {
     const { publicDocument } = await fetchServedDocuments();
     writeFileSync(join(dataDir, 'v1.yaml'), publicDocument);
     mock = await startPrism(join(dataDir, 'v1.yaml'), { mode: 'mock' });
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await mock?.stop();

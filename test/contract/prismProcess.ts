@@ -11,7 +11,7 @@ import { freePort } from '../support/http.js';
 
 const PRISM = fileURLToPath(new URL('../../node_modules/.bin/prism', import.meta.url));
 /** Prism parses and dereferences the whole document before it listens: seconds, more on a loaded machine. */
-const START_PATIENCE_MS = 60_000;
+const START_PATIENCE_MS = 120_000;
 
 export interface PrismProcess {
   origin: string;

@@ -1,21 +1,23 @@
 /**
- * Scale benchmark (`npm run bench:scale`): not a test. It takes minutes. For each scale (projects: 2,000,
+ * Scale benchmark (`npm run bench:scale`): not a test. It takes minutes. For the scales (projects: 2,000,
  * 20,000 and 200,000 by default) it
- *   1. writes the deterministic NDJSON catalogue of `npm run bench:import` (test/import/generatedCatalogue.ts) and
- *      imports it into a DATA_DIR of its own with `npm run import -- FILE --replay` (the import, then a rebuild of
- *      every read model from the whole log), timing both, and measures the DATA_DIR's size on disk;
- *   2. starts the service on it with `npm start` (every role, embedded stores, RATE_LIMITS=off so that the figures
- *      are the reads' own) and times it until /v1/health answers 200;
- *   3. requests each read shape twice, one after the other, before anything else reaches the service: what the
- *      first request after a start pays that the second does not is warm-up a client waited for;
- *   4. drives each read shape with autocannon at 10 connections (a warm-up, then --duration seconds): requests/s,
- *      p50, p99; the paths rotate over projects sampled across the catalogue;
- *   5. measures GET /v1/projects/{id} from one sequential client alone, then again while another client pages
- *      the whole change feed (updated_since long ago, per_page 100, page after page, from page 1 again at
- *      the end), and reads the service's event-loop delay of each phase from /metrics (prom-client's
- *      monitorEventLoopDelay histogram, reset by every scrape, so a scrape before and one after a phase
- *      give that phase's figures);
- *   6. reads the service's RSS (after the start, and after the measurements) and stops it.
+ *   1. writes, for each scale, the deterministic NDJSON catalogue of `npm run bench:import`
+ *      (test/import/generatedCatalogue.ts) and imports it into a DATA_DIR of its own with
+ *      `npm run import -- FILE --replay` (the import, then a rebuild of every read model from the whole log),
+ *      timing both, and measures the DATA_DIR's size on disk;
+ *   2. starts a service on each with `npm start` (every role, embedded stores, RATE_LIMITS=off so that the
+ *      figures are the reads' own), times it until /v1/health answers 200, and requests each read shape twice,
+ *      one after the other, before anything else reaches it: what the first request after a start pays that
+ *      the second does not is warm-up a client waited for;
+ *   3. drives each read shape with autocannon at 10 connections (a warm-up, then --duration seconds in 5 rounds,
+ *      the scales alternating round by round) before the next shape: requests/s, p50, p99; the paths rotate
+ *      over projects sampled across the catalogue;
+ *   4. then at each scale, measures GET /v1/projects/{id} from one sequential client alone, then again while
+ *      another client pages the whole change feed (updated_since long ago, per_page 100, page after page, from
+ *      page 1 again at the end), and reads the service's event-loop delay of each phase from /metrics
+ *      (prom-client's monitorEventLoopDelay histogram, reset by every scrape, so a scrape before and one after a
+ *      phase give that phase's figures);
+ *   5. reads each service's RSS (after its start, and after the measurements) and stops them.
  * Then it prints markdown tables: the builds, each shape's figures per scale with its throughput relative to
  * the smallest scale (the issue's target: >= 0.8), the first and second requests, and the detail p99 unloaded
  * and loaded (target: loaded within 2 x unloaded).
@@ -40,6 +42,8 @@ import { freePort } from '../support/http.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
+/** Rounds a shape's --duration is split into, the scales alternating round by round. */
+const ROUNDS = 5;
 /** A start on 200,000 projects loads a lot; anything slower than this is a failure, not a figure. */
 const READY_TIMEOUT_MS = 15 * 60_000;
 const STOP_TIMEOUT_MS = 30_000;
@@ -445,23 +449,42 @@ async function measureShape(service: Service, key: string, shape: Shape, seconds
   });
 }
 
-async function throughputs(service: Service, key: string, sample: Sample, seconds: number): Promise<Throughput[]> {
-  const measured: Throughput[] = [];
-  for (const shape of shapesOf(sample)) {
-    await measureShape(service, key, shape, WARMUP_SECONDS);
-    const result = await measureShape(service, key, shape, seconds);
-    const figures = {
-      label: shape.label,
-      requestsPerSecond: result.requests.total / result.duration,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      failures: result.non2xx + result.errors + result.timeouts,
-    };
-    progress(
-      `  ${shape.label}: ${format(figures.requestsPerSecond)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms` +
-        `${figures.failures > 0 ? `, ${figures.failures} FAILED` : ''} (load ${load()})`,
-    );
-    measured.push(figures);
+const median = (values: readonly number[]) => [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)]!;
+
+/**
+ * Each shape at every scale in turn, in ROUNDS alternating rounds, then the next shape: this machine's speed
+ * drifts from minute to minute while other work shares it, and measuring a shape's scales side by side, round
+ * after round, keeps most of the drift out of its ratios. A shape's figure at a scale: its requests over the
+ * seconds of all its rounds, the median round's p50 and p99. Returns each scale's figures, shape by shape.
+ */
+async function throughputs(scales: readonly Started[], seconds: number): Promise<Throughput[][]> {
+  const shapes = scales.map((scale) => shapesOf(scale.first.sample));
+  const measured = scales.map((): Throughput[] => []);
+  for (let index = 0; index < shapes[0]!.length; index++) {
+    const rounds = scales.map((): autocannon.Result[] => []);
+    for (const [scaleIndex, scale] of scales.entries())
+      await measureShape(scale.service, scale.key, shapes[scaleIndex]![index]!, WARMUP_SECONDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [scaleIndex, scale] of scales.entries()) {
+        rounds[scaleIndex]!.push(await measureShape(scale.service, scale.key, shapes[scaleIndex]![index]!, seconds / ROUNDS));
+      }
+    }
+    for (const [scaleIndex, scale] of scales.entries()) {
+      const results = rounds[scaleIndex]!;
+      const sum = (of: (result: autocannon.Result) => number) => results.reduce((total, result) => total + of(result), 0);
+      const figures = {
+        label: shapes[scaleIndex]![index]!.label,
+        requestsPerSecond: sum((result) => result.requests.total) / sum((result) => result.duration),
+        p50: median(results.map((result) => result.latency.p50)),
+        p99: median(results.map((result) => result.latency.p99)),
+        failures: sum((result) => result.non2xx + result.errors + result.timeouts),
+      };
+      progress(
+        `  ${format(scale.projects)}: ${figures.label}: ${format(figures.requestsPerSecond)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms` +
+          `${figures.failures > 0 ? `, ${figures.failures} FAILED` : ''} (load ${load()})`,
+      );
+      measured[scaleIndex]!.push(figures);
+    }
   }
   return measured;
 }
@@ -541,9 +564,19 @@ interface ScaleResult {
   load: string;
 }
 
-async function measureScale(root: string, projects: number, options: Options): Promise<ScaleResult> {
-  const { dataDir, build } = await buildCatalogue(root, projects);
-  const loadBefore = load();
+/** A scale's service, started on its catalogue, and what was measured of it before the read shapes. */
+interface Started {
+  projects: number;
+  build: Build;
+  service: Service;
+  key: string;
+  rssAfterStart: number;
+  first: { timings: FirstRequests[]; sample: Sample };
+  loadAtStart: string;
+}
+
+async function startScale(projects: number, dataDir: string, build: Build): Promise<Started> {
+  const loadAtStart = load();
   progress(`${format(projects)} projects: starting the service`);
   const service = await startService(dataDir);
   try {
@@ -553,31 +586,36 @@ async function measureScale(root: string, projects: number, options: Options): P
     const first = await firstRequests(service, key);
     for (const { label, firstMs, secondMs } of first.timings)
       progress(`  first request: ${label}: ${firstMs.toFixed(1)} ms, then ${secondMs.toFixed(1)} ms`);
-    progress(`${format(projects)} projects: read shapes at ${CONNECTIONS} connections, ${options.duration} s each`);
-    const measured = await throughputs(service, key, first.sample, options.duration);
-    progress(`${format(projects)} projects: detail alone, then beside a client paging the change feed`);
-    const unloaded = await detailPhase(service, key, first.sample, options.duration, false);
-    const loaded = await detailPhase(service, key, first.sample, options.duration, true);
-    progress(
-      `  detail p99 ${unloaded.p99Ms.toFixed(1)} ms alone, ${loaded.p99Ms.toFixed(1)} ms beside the sync ` +
-        `(${loaded.feedPages} feed pages); event-loop delay p99 ${unloaded.eventLoop.p99Ms.toFixed(1)} / ${loaded.eventLoop.p99Ms.toFixed(1)} ms`,
-    );
-    const memory = memoryOf(service.pid);
-    return {
-      build,
-      readySeconds: service.readySeconds,
-      rssAfterStart,
-      rssAfterRun: memory.rss,
-      peakRss: memory.peak,
-      firstRequests: first.timings,
-      throughputs: measured,
-      unloaded,
-      loaded,
-      load: `${loadBefore} → ${load()}`,
-    };
-  } finally {
+    return { projects, build, service, key, rssAfterStart, first, loadAtStart };
+  } catch (error) {
     await stopService(service.child);
+    throw error;
   }
+}
+
+/** The detail alone and beside the sync, then the memory: the last measurements of a scale. */
+async function finishScale(scale: Started, measured: Throughput[], seconds: number): Promise<ScaleResult> {
+  const { service, key, first, projects } = scale;
+  progress(`${format(projects)} projects: detail alone, then beside a client paging the change feed`);
+  const unloaded = await detailPhase(service, key, first.sample, seconds, false);
+  const loaded = await detailPhase(service, key, first.sample, seconds, true);
+  progress(
+    `  detail p99 ${unloaded.p99Ms.toFixed(1)} ms alone, ${loaded.p99Ms.toFixed(1)} ms beside the sync ` +
+      `(${loaded.feedPages} feed pages); event-loop delay p99 ${unloaded.eventLoop.p99Ms.toFixed(1)} / ${loaded.eventLoop.p99Ms.toFixed(1)} ms`,
+  );
+  const memory = memoryOf(service.pid);
+  return {
+    build: scale.build,
+    readySeconds: service.readySeconds,
+    rssAfterStart: scale.rssAfterStart,
+    rssAfterRun: memory.rss,
+    peakRss: memory.peak,
+    firstRequests: first.timings,
+    throughputs: measured,
+    unloaded,
+    loaded,
+    load: `${scale.loadAtStart} → ${load()}`,
+  };
 }
 
 function report(results: readonly ScaleResult[]): string {
@@ -624,7 +662,7 @@ function report(results: readonly ScaleResult[]): string {
 
   const ratioHeaders = results.slice(1).map((result) => `${format(result.build.projects)} / ${scales[0]}`);
   lines.push(
-    `**Read shapes** at ${CONNECTIONS} connections: requests/s (p50 / p99 ms) per scale, and the throughput relative to ${scales[0]} projects (target >= 0.8)`,
+    `**Read shapes** at ${CONNECTIONS} connections: requests/s (p50 / p99 ms of the median round) per scale, and the throughput relative to ${scales[0]} projects (target >= 0.8)`,
     '',
     row(['Shape', ...scales, ...ratioHeaders]),
     divider(1 + scales.length + ratioHeaders.length),
@@ -695,14 +733,23 @@ async function main(): Promise<void> {
   const root = options.keep ?? mkdtempSync(join(tmpdir(), 'scale-bench-'));
   mkdirSync(root, { recursive: true });
   progress(`scales ${options.scales.map(format).join(', ')} in ${root}; load ${load()}`);
-  const results: ScaleResult[] = [];
+  const started: Started[] = [];
   try {
-    for (const projects of options.scales) results.push(await measureScale(root, projects, options));
+    // Every catalogue first: an import beside a running service would load the machine the service is measured on.
+    const built: Array<{ dataDir: string; build: Build }> = [];
+    for (const projects of options.scales) built.push(await buildCatalogue(root, projects));
+    for (const [index, projects] of options.scales.entries())
+      started.push(await startScale(projects, built[index]!.dataDir, built[index]!.build));
+    progress(`read shapes at ${CONNECTIONS} connections, ${options.duration} s each in ${ROUNDS} rounds, the scales alternating`);
+    const measured = await throughputs(started, options.duration);
+    const results: ScaleResult[] = [];
+    for (const [index, scale] of started.entries()) results.push(await finishScale(scale, measured[index]!, options.duration));
+    process.stdout.write(`\n${report(results)}\n`);
   } finally {
+    for (const scale of started) await stopService(scale.service.child);
     if (options.keep) progress(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });
   }
-  process.stdout.write(`\n${report(results)}\n`);
 }
 
 await main();

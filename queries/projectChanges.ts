@@ -343,7 +343,8 @@ async function mergedPage(
 
 /**
  * An updated_since page, as the spec has it, read from the summaries' indexes newest first, with the cursor
- * to read on from: the last entry up to the projected position when the page was read.
+ * to read on from: the projected position when the page was read (a position, not an entry: looking up the
+ * last entry at or before it sorted the whole change log again after every write).
  */
 async function updatedSincePage(
   readStore: ReadStore,
@@ -353,18 +354,9 @@ async function updatedSincePage(
   perPage: number,
   baseUrl: string,
 ): Promise<QueryResult> {
+  // Read before the page: a cursor never passes changes the page could not show (reading on repeats, never misses).
   const projected = await projectedPosition(readStore);
-  const [{ reports, total }, { items: resumeAfter }] = await Promise.all([
-    mergedPage(readStore, scope, since, (page - 1) * perPage, perPage),
-    readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
-      filter: { position: { $lte: projected } },
-      sort: [
-        ['position', -1],
-        ['_id', -1],
-      ],
-      limit: 1,
-    }),
-  ]);
+  const { reports, total } = await mergedPage(readStore, scope, since, (page - 1) * perPage, perPage);
   const projects = new Map(
     (
       await readStore.getMany<ProjectDoc>(
@@ -382,7 +374,7 @@ async function updatedSincePage(
   });
   return {
     data: await representChanges(readStore, reported, baseUrl),
-    meta: { pagination: pagination(page, perPage, total), cursor: encodeChangesCursor(resumeAfter[0]?.position ?? 0) },
+    meta: { pagination: pagination(page, perPage, total), cursor: encodeChangesCursor(projected) },
   };
 }
 

@@ -68,7 +68,7 @@ const RANDOM_VALUES: readonly RandomValue[] = [
   },
 ];
 
-interface AdminScene extends ExampleService {
+export interface AdminScene extends ExampleService {
   recorder: Recorder;
   /** An exchange sent with the bootstrap admin token unless it names another key. */
   record(exchange: Omit<Exchange, 'key'> & { key?: string | null }): Promise<Answer>;
@@ -82,41 +82,48 @@ const ifMatch = (revision: number) => ({ 'If-Match': `"${revision}"` });
 /** The If-Match of the revision a write or read answered as its ETag. */
 const basedOn = (answer: Answer) => ({ 'If-Match': answer.headers.get('etag')! });
 
+/** What the admin examples' service runs with, beyond what withExampleService sets. */
+export const ADMIN_EXAMPLES_ENVIRONMENT = { UPLOAD_MAX_IMAGE_BYTES: String(UPLOAD_MAX_IMAGE_BYTES), SEED_PROJECTS: String(SEED_PROJECTS) };
+
 export async function recordAdminExamples(config: Config, logger: Logger): Promise<void> {
-  const environment = { UPLOAD_MAX_IMAGE_BYTES: String(UPLOAD_MAX_IMAGE_BYTES), SEED_PROJECTS: String(SEED_PROJECTS) };
-  await withExampleService(config, logger, environment, async (running) => {
-    const document = createAdminOpenApiDocument(adminRoutes) as Json;
-    const recorder = new Recorder(running.origin, running.clock, { document, basePath: '/admin/v1' });
-    recorder.seededUpTo(await running.service.eventStore.headPosition());
-    const scene: AdminScene = {
-      ...running,
-      recorder,
-      record: ({ key, ...exchange }) => recorder.record({ ...exchange, ...(key === null ? {} : { key: key ?? running.adminToken }) }),
-      async admin(method, path, body) {
-        const answer = await recorder.send(`/admin/v1${path}`, {
-          method,
-          key: running.adminToken,
-          ...(body === undefined ? {} : { body }),
-        });
-        if (answer.status >= 300) throw new Error(`${method} /admin/v1${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-        return answer.body as Json;
-      },
-      async settled() {
-        const head = await running.service.eventStore.headPosition();
-        if (head !== null) await running.service.projector!.waitForPosition(head, READ_WAIT_MS);
-      },
-    };
+  await withExampleService(config, logger, ADMIN_EXAMPLES_ENVIRONMENT, async (running) => {
+    const scene = await adminSceneOf(running);
     await recordExchanges(scene);
-    for (const examples of Object.values(recorder.examples)) {
-      for (const example of Object.values(examples)) withEventTimes(recorder, example.response.body);
+    for (const examples of Object.values(scene.recorder.examples)) {
+      for (const example of Object.values(examples)) withEventTimes(scene.recorder, example.response.body);
     }
     await writeExamples(
       EXAMPLES_FILE,
-      recorder,
+      scene.recorder,
       'npm run openapi:examples (src/cli/adminOpenApiExamples.ts): recorded from the demo catalogue; do not edit.',
       RANDOM_VALUES,
     );
   });
+}
+
+/** A recorder of the admin document's examples on the running service. */
+export async function adminSceneOf(running: ExampleService): Promise<AdminScene> {
+  const document = createAdminOpenApiDocument(adminRoutes) as Json;
+  const recorder = new Recorder(running.origin, running.clock, { document, basePath: '/admin/v1' });
+  recorder.seededUpTo(await running.service.eventStore.headPosition());
+  return {
+    ...running,
+    recorder,
+    record: ({ key, ...exchange }) => recorder.record({ ...exchange, ...(key === null ? {} : { key: key ?? running.adminToken }) }),
+    async admin(method, path, body) {
+      const answer = await recorder.send(`/admin/v1${path}`, {
+        method,
+        key: running.adminToken,
+        ...(body === undefined ? {} : { body }),
+      });
+      if (answer.status >= 300) throw new Error(`${method} /admin/v1${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return answer.body as Json;
+    },
+    async settled() {
+      const head = await running.service.eventStore.headPosition();
+      if (head !== null) await running.service.projector!.waitForPosition(head, READ_WAIT_MS);
+    },
+  };
 }
 
 /**
@@ -134,7 +141,8 @@ function withEventTimes(recorder: Recorder, value: unknown): void {
   Object.values(entry).forEach((child) => withEventTimes(recorder, child));
 }
 
-async function recordExchanges(scene: AdminScene): Promise<void> {
+/** Every admin example, recorded in an order that gives each its state. */
+export async function recordExchanges(scene: AdminScene): Promise<void> {
   // The request head is still arriving when the server gives up on it after HTTP_HEADERS_TIMEOUT_MS, so that one runs beside the rest.
   const timedOut = scene.recorder.recordOnTheSocket(
     {

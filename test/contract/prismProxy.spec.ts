@@ -3,8 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ADMIN_EXAMPLES_ENVIRONMENT, adminSceneOf, recordExchanges } from '../../src/cli/adminOpenApiExamples.js';
+import { requestIdFor, withExampleService } from '../../src/cli/exampleRecording.js';
+import { loadConfig } from '../../src/config.js';
 import { openApiExamplesSchema, type RecordedExample } from '../../src/http/openApiExamples.js';
+import { createLogger } from '../../src/logger.js';
 import type { BrochureRequest } from '../../src/pdf/pdfOptions.js';
 import { DEMO_API_KEYS_FILE_NAME } from '../../src/seed/demoClient.js';
 import { request } from '../support/http.js';
@@ -24,8 +28,11 @@ import { startUpstreamTap, type UpstreamTap } from './prismUpstreamTap.js';
  * projects, the same link signing secret and public base URL, its clock at the same epoch, so that the
  * recorded slugs, media keys and signed links hold; what the service makes afresh (a webhook's id, a
  * cursor, a write's position) is taken from the live answer and put in the later requests in its place.
- * The admin API's examples are not recorded yet: a second Prism, on the admin document, sees every GET of
- * it and the refusals of its request bodies and parameters.
+ *
+ * A second Prism, on the admin document, sees the refusals of its request bodies and parameters, and every
+ * admin example (src/http/adminOpenApiExamples.json) recorded again: src/cli/adminOpenApiExamples.ts's own
+ * scenario runs on a service started as it starts one, its requests sent through Prism, so that each example
+ * meets the state it was recorded in and carries the ids, revisions and positions of the live answers.
  */
 
 const EXAMPLES = openApiExamplesSchema.parse(
@@ -65,6 +72,38 @@ const NOT_REPLAYED: Readonly<Record<string, string>> = {
   'generateProjectPdf/RENDER_TIMEOUT': 'not provoked: the error middleware’s answer to RenderTimeout (see its description)',
   'createWebhook/PAYLOAD_TOO_LARGE':
     'its 1.1 MB body is not recorded (only its headers); OpenAPI cannot bound a body’s size, so no proxy judges it by its size',
+};
+
+const ADMIN_EXAMPLES = openApiExamplesSchema.parse(
+  JSON.parse(readFileSync(new URL('../../src/http/adminOpenApiExamples.json', import.meta.url), 'utf8')),
+).operations;
+
+/** Admin examples the sweep does not send through Prism (the recorder sends them to the service itself), and why. */
+const ADMIN_NOT_REPLAYED: Readonly<Record<string, string>> = {
+  'listStates/BAD_REQUEST': NOT_REPLAYED['getHealth/BAD_REQUEST']!,
+  'listStates/REQUEST_TIMEOUT': NOT_REPLAYED['getHealth/REQUEST_TIMEOUT']!,
+  'listStates/EXPECTATION_FAILED': NOT_REPLAYED['getHealth/EXPECTATION_FAILED']!,
+  'listStates/HEADERS_TOO_LARGE': NOT_REPLAYED['getHealth/HEADERS_TOO_LARGE']!,
+  'importCatalogue/PAYLOAD_TOO_LARGE':
+    'a Content-Length of 300 MB with no body, written to a raw socket: the service refuses it by its head alone',
+  'getClient/INTERNAL_ERROR': 'not provoked: the error middleware’s answer to an error it does not know (see its description)',
+  'getClient/SERVICE_UNAVAILABLE': 'not provoked: the error middleware’s answer to DependencyUnavailable (see its description)',
+  'registerClient/SERVICE_UNAVAILABLE': 'not provoked: the error middleware’s answer to DependencyUnavailable (see its description)',
+  'replaceFloorPlanImage/pictureAsBody':
+    'a PNG as the body: Prism 5 reads a request body as text and forwards other bytes (stoplightio/prism#1321), so the service no longer finds a picture',
+  'addGalleryPicture/FILE_CORRUPT': 'half a PNG as the body: Prism 5 changes bytes that are no UTF-8 on their way (stoplightio/prism#1321)',
+};
+
+/** Admin examples whose requests break a rule the document states: Prism refuses them without forwarding them. */
+const ADMIN_REFUSED: Readonly<Record<string, string>> = {
+  'createState/VALIDATION_FAILED': 'an unknown field and an empty name',
+  'createState/PAYLOAD_TOO_LARGE': 'a name over 200 characters (its size, 1.1 MB, no document can bound)',
+  'createState/UNSUPPORTED_MEDIA_TYPE': 'a form body, where the operation takes JSON',
+  'listStates/UNAUTHENTICATED': 'no token',
+  'listStates/VALIDATION_FAILED': 'per_page over 100',
+  'createDeveloper/UNSUPPORTED_MEDIA_TYPE': 'a text body, where the operation takes JSON, a form or a picture',
+  'addFloorPlan/VALIDATION_FAILED': 'a floor plan without its required title',
+  'importCatalogue/UNSUPPORTED_MEDIA_TYPE': 'a JSON array, where the operation takes NDJSON',
 };
 
 /**
@@ -111,11 +150,12 @@ describe('a validating proxy (Prism) in front of the service', () => {
   let dataDir: string;
   let app: TestApp;
   let tap: UpstreamTap;
+  /** Between the admin Prism and a service: the test app, then the admin examples' own service. */
+  let adminTap: UpstreamTap;
   let publicPrism: PrismProcess;
   let adminPrism: PrismProcess;
   let publicOperations: Map<string, { keyless: boolean }>;
   let served: { publicDocument: string; adminDocument: string };
-  let adminReads: string[];
   let liveKey: string;
   let demoClientId: number;
   const renderer = slowRenderer();
@@ -136,7 +176,7 @@ describe('a validating proxy (Prism) in front of the service', () => {
   const throughPrism = async (
     prism: PrismProcess,
     mount: string,
-    sent: { method: string; target: string; headers?: Record<string, string>; body?: string },
+    sent: { method: string; target: string; headers?: Record<string, string>; body?: string | Buffer },
   ): Promise<Proxied> => {
     if (!sent.target.startsWith(`${mount}/`)) throw new Error(`${sent.target} is not below ${mount}`);
     const requestId = randomUUID();
@@ -147,7 +187,12 @@ describe('a validating proxy (Prism) in front of the service', () => {
       ...(sent.body === undefined ? {} : { body: sent.body }),
     });
     const body = Buffer.from(await response.arrayBuffer());
-    return { status: response.status, headers: response.headers, body, upstream: tap.answerTo(requestId) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body,
+      upstream: (prism === adminPrism ? adminTap : tap).answerTo(requestId),
+    };
   };
 
   /** What is wrong with an answer Prism passed on: a violation, or a difference from the service's own answer. */
@@ -174,20 +219,19 @@ describe('a validating proxy (Prism) in front of the service', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'prism-proxy-'));
-    tap = await startUpstreamTap();
+    [tap, adminTap] = await Promise.all([startUpstreamTap(), startUpstreamTap()]);
     // Prism's start and the demo catalogue's seed take many seconds each, so Prism starts meanwhile on the
     // documents of a bare test app; a test below shows they are the seeded service's own.
     const prismsStarted = fetchServedDocuments().then(async (documents) => {
       served = documents;
       publicOperations = operationsOf(parse(documents.publicDocument));
-      adminReads = readsOf(parse(documents.adminDocument));
       writeFileSync(join(dataDir, 'v1.yaml'), documents.publicDocument);
       writeFileSync(join(dataDir, 'admin.yaml'), documents.adminDocument);
       // Prism matches a request's path against `paths` alone, whatever `servers` says, and appends it to
       // the upstream address: so the upstream is the API's mount on the service.
       const started = await Promise.allSettled([
         startPrism(join(dataDir, 'v1.yaml'), { mode: 'proxy', upstream: `${tap.origin}/v1` }),
-        startPrism(join(dataDir, 'admin.yaml'), { mode: 'proxy', upstream: `${tap.origin}/admin/v1` }),
+        startPrism(join(dataDir, 'admin.yaml'), { mode: 'proxy', upstream: `${adminTap.origin}/admin/v1` }),
       ]);
       if (started[0].status === 'fulfilled') publicPrism = started[0].value;
       if (started[1].status === 'fulfilled') adminPrism = started[1].value;
@@ -202,6 +246,7 @@ describe('a validating proxy (Prism) in front of the service', () => {
     }).then((started) => {
       app = started;
       tap.forwardTo(app.baseUrl);
+      adminTap.forwardTo(app.baseUrl);
     });
     // Both run to their end, so that afterAll stops whatever did start.
     for (const result of await Promise.allSettled([prismsStarted, appStarted])) if (result.status === 'rejected') throw result.reason;
@@ -213,7 +258,7 @@ describe('a validating proxy (Prism) in front of the service', () => {
 
   afterAll(async () => {
     await Promise.all([publicPrism?.stop(), adminPrism?.stop()]);
-    await tap?.close();
+    await Promise.all([tap?.close(), adminTap?.close()]);
     await app?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
@@ -291,21 +336,70 @@ describe('a validating proxy (Prism) in front of the service', () => {
     expect(faults).toEqual([]);
   });
 
-  it('when the admin API is read through Prism, every list and every record numbered 1, then it finds no violation and passes on the service’s answers', async () => {
+  it('when the admin examples are recorded again through Prism, then it finds no violation and passes on the service’s answers, every example replayed, refused as invalid or named with the reason it cannot be', async () => {
+    const exampleOf = new Map(
+      Object.entries(ADMIN_EXAMPLES).flatMap(([operationId, examples]) =>
+        Object.keys(examples).map((name) => [requestIdFor(`${operationId}/${name}`), `${operationId}/${name}`] as const),
+      ),
+    );
+    const replayed = new Set<string>();
+    const refused = new Map<string, string>();
+    const succeeded = new Set<string>();
     const faults: string[] = [];
-    const statuses: number[] = [];
-    for (const target of adminReads) {
-      const proxied = await throughPrism(adminPrism, '/admin/v1', {
-        method: 'GET',
-        target,
-        headers: { authorization: `Bearer ${app.adminToken}` },
-      });
-      statuses.push(proxied.status);
-      faults.push(...faultsOf(proxied, 'GET').map((fault) => `GET ${target}: ${fault}`));
-    }
+    const direct = globalThis.fetch;
+    await withExampleService(loadConfig({}), createLogger({ level: 'silent' }), ADMIN_EXAMPLES_ENVIRONMENT, async (running) => {
+      adminTap.forwardTo(running.origin);
+      const scene = await adminSceneOf(running);
+      // The recorder sends each example with fetch and the example's own X-Request-Id; those requests go
+      // through Prism, what it sends to set up or look up goes to the service as it is.
+      const viaPrism = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+        const url = String(input);
+        // throughPrism sends its own X-Request-Id, which the tap keys the service's answer by.
+        const { 'x-request-id': requestId, ...headers } = Object.fromEntries(new Headers(init.headers));
+        const example = exampleOf.get(requestId ?? '');
+        if (example === undefined || example in ADMIN_NOT_REPLAYED || !url.startsWith(`${running.origin}/admin/v1/`))
+          return direct(input, init);
+        const method = init.method ?? 'GET';
+        const proxied = await throughPrism(adminPrism, '/admin/v1', {
+          method,
+          target: url.slice(running.origin.length),
+          headers,
+          ...(init.body === undefined || init.body === null ? {} : { body: init.body as string | Buffer }),
+        });
+        if (proxied.upstream === undefined) {
+          // Refused without forwarding: the service's own refusal lets the scenario go on.
+          refused.set(example, `Prism answered ${proxied.status}: ${proxied.body.toString('utf8').slice(0, 300)}`);
+          return direct(input, init);
+        }
+        replayed.add(example);
+        faults.push(...faultsOf(proxied, method).map((fault) => `${example}: ${fault}`));
+        if (proxied.status < 400) succeeded.add(example.split('/')[0]!);
+        const empty = proxied.body.length === 0 || [204, 304].includes(proxied.status);
+        return new Response(empty ? null : proxied.body, { status: proxied.status, headers: proxied.headers });
+      };
+      vi.stubGlobal('fetch', viaPrism);
+      try {
+        await recordExchanges(scene);
+      } finally {
+        vi.unstubAllGlobals();
+      }
+      // The same examples as recorded (the recorder checked each status); what each answered is checked above.
+      const namesOf = (operations: Record<string, Record<string, unknown>>) =>
+        Object.entries(operations)
+          .flatMap(([operationId, examples]) => Object.keys(examples).map((name) => `${operationId}/${name}`))
+          .sort();
+      expect(namesOf(scene.recorder.examples)).toEqual(namesOf(ADMIN_EXAMPLES));
+    });
+
     expect(faults).toEqual([]);
-    expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(adminReads.length / 2);
-  });
+    expect(Object.fromEntries([...refused].filter(([example]) => !(example in ADMIN_REFUSED)))).toEqual({});
+    expect(Object.keys(ADMIN_REFUSED).filter((example) => !refused.has(example))).toEqual([]);
+    expect(
+      [...exampleOf.values()].filter((example) => !replayed.has(example) && !refused.has(example) && !(example in ADMIN_NOT_REPLAYED)),
+    ).toEqual([]);
+    expect(Object.keys(ADMIN_NOT_REPLAYED).filter((example) => replayed.has(example) || refused.has(example))).toEqual([]);
+    expect(Object.keys(ADMIN_EXAMPLES).filter((operationId) => !succeeded.has(operationId))).toEqual([]);
+  }, 300_000);
 
   // Last: its final steps stop the projector and close the read store.
   it('when every recorded example is replayed through Prism, then it finds no violation and passes on the service’s answers, every operation answered with success', async () => {
@@ -381,27 +475,6 @@ describe('a validating proxy (Prism) in front of the service', () => {
     expect([...publicOperations.keys()].filter((operationId) => !succeeded.has(operationId))).toEqual([]);
   }, 120_000);
 });
-
-/** Values for the admin reads' path parameters that are no numbered record: a month of the service's clock, a rate the demo keeps, a webhook nobody has. */
-const ADMIN_PATH_VALUES: Readonly<Record<string, string>> = { month: '2025-05', currencyCode: 'USD', webhookId: `wh_${'0'.repeat(24)}` };
-
-/** Every GET of the admin document, a numbered record's as record 1 (the demo catalogue's first of each kind). */
-function readsOf(adminDocument: any): string[] {
-  return Object.entries<any>(adminDocument.paths).flatMap(([path, item]) => {
-    if (item.get === undefined) return [];
-    const parameters = [...(item.parameters ?? []), ...(item.get.parameters ?? [])].map((parameter: any) =>
-      parameter.$ref === undefined ? parameter : adminDocument.components.parameters[parameter.$ref.split('/').pop()],
-    );
-    const filled = path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
-      const parameter = parameters.find((candidate: any) => candidate.in === 'path' && candidate.name === name);
-      if (parameter?.schema?.type === 'integer') return '1';
-      const value = ADMIN_PATH_VALUES[name];
-      if (value === undefined) throw new Error(`No value for the admin path parameter ${name} of ${path}: add one to ADMIN_PATH_VALUES.`);
-      return value;
-    });
-    return [`/admin/v1${filled}`];
-  });
-}
 
 type KeyName = 'demo' | 'none' | 'starter' | 'projectsOnly' | 'onePerMinute';
 

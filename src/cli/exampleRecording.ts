@@ -27,7 +27,9 @@ import { startService, type RunningService } from '../service.js';
 export const EXAMPLES_EPOCH = Date.parse('2025-05-12T06:00:00.000Z');
 export const PUBLIC_BASE_URL = 'https://api.example.com/v1';
 /** Enough projects that every kind of related collection, video and document occurs. */
-const SEED_PROJECTS = 30;
+export const SEED_PROJECTS = 30;
+/** Fixed, so that the signatures of the links in the examples are the same on every run. */
+export const LINK_SIGNING_SECRET = 'openapi-examples-link-signing-secret-not-used-elsewhere';
 
 export type Json = Record<string, any>;
 
@@ -460,8 +462,7 @@ export async function withExampleService(
       DATA_DIR: dataDir,
       SEED_PROJECTS: String(SEED_PROJECTS),
       ADMIN_TOKEN: randomBytes(32).toString('base64url'),
-      // Fixed, so that the signatures of the links in the examples are the same on every run.
-      LINK_SIGNING_SECRET: 'openapi-examples-link-signing-secret-not-used-elsewhere',
+      LINK_SIGNING_SECRET,
       PUBLIC_BASE_URL,
       PDF_TILE_URL: `http://127.0.0.1:${(tiles.address() as AddressInfo).port}/{z}/{x}/{y}.png`,
       // The example webhook's host is answered with this machine (below), where nothing listens on 443.

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_EXAMPLES_ENVIRONMENT, adminSceneOf, recordExchanges } from '../../src/cli/adminOpenApiExamples.js';
-import { requestIdFor, withExampleService } from '../../src/cli/exampleRecording.js';
+import {
+  EXAMPLES_EPOCH,
+  LINK_SIGNING_SECRET,
+  PUBLIC_BASE_URL,
+  requestIdFor,
+  SEED_PROJECTS,
+  withExampleService,
+} from '../../src/cli/exampleRecording.js';
 import { loadConfig } from '../../src/config.js';
 import { openApiExamplesSchema, type RecordedExample } from '../../src/http/openApiExamples.js';
 import { createLogger } from '../../src/logger.js';
@@ -40,13 +47,7 @@ const EXAMPLES = openApiExamplesSchema.parse(
 ).operations;
 
 /** As src/cli/openApiExamples.ts records the examples. */
-const EXAMPLES_EPOCH = Date.parse('2025-05-12T06:00:00.000Z');
-const RECORDING_ENV = {
-  SEED_DEMO: 'true',
-  SEED_PROJECTS: '30',
-  LINK_SIGNING_SECRET: 'openapi-examples-link-signing-secret-not-used-elsewhere',
-  PUBLIC_BASE_URL: 'https://api.example.com/v1',
-};
+const RECORDING_ENV = { SEED_DEMO: 'true', SEED_PROJECTS: String(SEED_PROJECTS), LINK_SIGNING_SECRET, PUBLIC_BASE_URL };
 /**
  * The recorded webhook's host resolves nowhere here; the same URL on this machine (nothing listens on port 9,
  * so the test delivery fails at once, as the recorded one did) is allowed by WEBHOOK_ALLOWED_PRIVATE_CIDRS.

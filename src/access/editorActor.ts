@@ -1,5 +1,5 @@
-import type { EventMetadata, EventStore, NewEvent } from '../eventStore/eventStore.js';
-import { forwardEventStore } from '../metrics/forwardingStores.js';
+import type { EventMetadata, EventStore } from '../eventStore/eventStore.js';
+import { rewritingAppendedEvents } from '../metrics/forwardingStores.js';
 
 /**
  * Who an admin request's events are recorded as, in each event's metadata next to the command's `at`:
@@ -43,10 +43,5 @@ export function recordedActorOf(metadata: EventMetadata): RecordedActor {
  * that builds metadata, so no command of the admin API can append an event that does not say who asked.
  */
 export function appendingAs(eventStore: EventStore, actor: ActorMetadata): EventStore {
-  const stamped = (events: NewEvent[]) => events.map((event) => ({ ...event, metadata: { ...event.metadata, ...actor } }));
-  return {
-    ...forwardEventStore(eventStore),
-    appendToStream: (streamName, events, options) => eventStore.appendToStream(streamName, stamped(events), options),
-    appendToStreams: (appends) => eventStore.appendToStreams(appends.map((append) => ({ ...append, events: stamped(append.events) }))),
-  };
+  return rewritingAppendedEvents(eventStore, (event) => ({ ...event, metadata: { ...event.metadata, ...actor } }));
 }

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type { EventStore, NewEvent } from '../eventStore/eventStore.js';
-import { forwardEventStore } from '../metrics/forwardingStores.js';
+import type { EventStore } from '../eventStore/eventStore.js';
+import { rewritingAppendedEvents } from '../metrics/forwardingStores.js';
 
 const SEQUENCE_LIMIT = 2 ** 52;
 const SEQUENCE_START_LIMIT = 2 ** 40;
@@ -42,10 +42,5 @@ const hex = (value: number, digits: number) => value.toString(16).padStart(digit
 /** The event store as the import appends through it: every event without an id gets an ordered one. */
 export function withOrderedEventIds(eventStore: EventStore): EventStore {
   const nextId = orderedEventIds();
-  const named = (events: NewEvent[]) => events.map((event) => (event.id === undefined ? { ...event, id: nextId() } : event));
-  return {
-    ...forwardEventStore(eventStore),
-    appendToStream: (streamName, events, options) => eventStore.appendToStream(streamName, named(events), options),
-    appendToStreams: (appends) => eventStore.appendToStreams(appends.map((append) => ({ ...append, events: named(append.events) }))),
-  };
+  return rewritingAppendedEvents(eventStore, (event) => (event.id === undefined ? { ...event, id: nextId() } : event));
 }

@@ -1,4 +1,4 @@
-import type { EventStore, LogReadAhead } from '../eventStore/eventStore.js';
+import type { EventStore, LogReadAhead, NewEvent } from '../eventStore/eventStore.js';
 import type { Doc, DocId, FindOptions, Filter, GenerationStore, ReadStore } from '../readStore/readStore.js';
 
 /**
@@ -52,4 +52,17 @@ export function forwardEventStore(inner: EventStore): EventStore {
   const readAllAhead: LogReadAhead['readAllAhead'] = (options) => readsAhead.readAllAhead!(options);
   const withReadAhead: EventStore & LogReadAhead = { ...forwarded, readAllAhead };
   return withReadAhead;
+}
+
+/**
+ * The event store with every appended event passed through `rewrite` first, by both append calls alike (the
+ * actor of an admin write, the import's ordered ids): a decorator that changes what is appended cannot miss one.
+ */
+export function rewritingAppendedEvents(inner: EventStore, rewrite: (event: NewEvent) => NewEvent): EventStore {
+  const rewritten = (events: NewEvent[]) => events.map(rewrite);
+  return {
+    ...forwardEventStore(inner),
+    appendToStream: (streamName, events, options) => inner.appendToStream(streamName, rewritten(events), options),
+    appendToStreams: (appends) => inner.appendToStreams(appends.map((append) => ({ ...append, events: rewritten(append.events) }))),
+  };
 }

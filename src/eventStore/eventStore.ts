@@ -117,6 +117,13 @@ export interface LogReadAhead {
   readAllAhead(options: { after?: bigint; pageSize: number }): AsyncGenerator<RecordedEvent[], void, undefined>;
 }
 
+/** Refuses, before anything is written, an append of no events to any of the streams (RangeError). */
+export function refuseEmptyAppends(appends: ReadonlyArray<Pick<StreamAppend, 'streamName' | 'events'>>): void {
+  for (const { streamName, events } of appends) {
+    if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
+  }
+}
+
 export class WrongExpectedRevisionError extends Error {
   constructor(
     readonly streamName: string,

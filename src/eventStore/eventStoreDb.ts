@@ -19,6 +19,7 @@ import {
   type RecordedEvent as ClientRecordedEvent,
 } from '@eventstore/db-client';
 import {
+  refuseEmptyAppends,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventMetadata,
@@ -243,7 +244,7 @@ export function createEventStoreDbStore(options: { connectionString: string }): 
   }
 
   async function appendToStream(streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
+    refuseEmptyAppends([{ streamName, events }]);
     try {
       const result = await client.appendToStream(
         streamName,
@@ -278,9 +279,7 @@ export function createEventStoreDbStore(options: { connectionString: string }): 
      * appended one after the other, and a refused expectation leaves those before it written (see the port).
      */
     async appendToStreams(appends) {
-      for (const { streamName, events } of appends) {
-        if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
-      }
+      refuseEmptyAppends(appends);
       const results: AppendResult[] = [];
       for (const { streamName, events, expectedRevision } of appends)
         results.push(await appendToStream(streamName, events, expectedRevision));

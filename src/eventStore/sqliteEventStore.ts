@@ -10,6 +10,7 @@ import {
   type LogReadAhead,
   type NewEvent,
   type RecordedEvent,
+  refuseEmptyAppends,
   type StreamAppend,
   type SubscribeToAllOptions,
   type Subscription,
@@ -388,16 +389,14 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
 
   return {
     async appendToStream(streamName, events, { expectedRevision }) {
-      if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
+      refuseEmptyAppends([{ streamName, events }]);
       const result = append.immediate(streamName, events, expectedRevision);
       for (const listener of appendListeners) listener();
       return result;
     },
 
     async appendToStreams(appends) {
-      for (const { streamName, events } of appends) {
-        if (events.length === 0) throw new RangeError(`An append to ${streamName} needs at least one event.`);
-      }
+      refuseEmptyAppends(appends);
       if (appends.length === 0) return [];
       const results = appendMany.immediate(appends);
       for (const listener of appendListeners) listener();

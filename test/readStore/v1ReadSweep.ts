@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { projectSubResourceRoutes } from '../../queries/projectResources.js';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { loadConfig } from '../../src/config.js';
@@ -22,20 +23,8 @@ const DEEP = 'page=3&per_page=10';
 const PROJECT_SORTS = ['updated_at', '-updated_at', 'starting_from', '-starting_from', 'name', '-name'];
 const REFERENCE_SORTS = ['name', '-name', 'updated_at', '-updated_at'];
 const AGENT_PROFILE_SORTS = ['agent_name', '-agent_name', 'company_name', '-company_name', 'updated_at', '-updated_at'];
-const SUB_RESOURCES = [
-  'floor-plans',
-  'payment-plans',
-  'media',
-  'video',
-  'amenities',
-  'nearby',
-  'payment-methods',
-  'faqs',
-  'virtual-tours',
-  'floor-plates',
-  'brochure',
-  'related',
-];
+/** Every `/projects/{project}/...` route the service mounts, so a new one is swept without being named here. */
+const SUB_RESOURCES = projectSubResourceRoutes.map((route) => route.path.slice(route.path.lastIndexOf('/') + 1));
 
 /** One request of the sweep and the reads it made, in order. */
 export interface SweptRead {

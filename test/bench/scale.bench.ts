@@ -24,7 +24,8 @@
  *
  * Options: --scales N[,N...] (default 2000,20000,200000), --duration S (measured seconds per shape and per
  * phase of 5, default 10), --keep DIR (build in DIR and leave it; a scale already built there is reused, with
- * the figures its build recorded).
+ * the figures its build recorded), --only detail (step 4 alone, and its table: a minute or two per scale on a
+ * catalogue kept with --keep, to iterate on the sync's effect on other clients).
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -56,21 +57,27 @@ const SAMPLED_PROJECTS = 1_000;
 /** What a scale built in --keep DIR recorded of its build, so a later run can report it. */
 const BUILD_RECORD = 'scale-bench-build.json';
 
+/** Parts of the run --only may choose alone. */
+const PARTS = ['detail'] as const;
+type Part = (typeof PARTS)[number];
+
 interface Options {
   scales: number[];
   duration: number;
   keep: string | null;
+  /** null: every measurement. */
+  only: Part | null;
 }
 
 function usage(): never {
-  process.stderr.write('usage: npm run bench:scale [-- --scales N[,N...]] [--duration S] [--keep DIR]\n');
+  process.stderr.write(`usage: npm run bench:scale [-- --scales N[,N...]] [--duration S] [--keep DIR] [--only ${PARTS.join('|')}]\n`);
   process.exit(2);
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { scales: [2_000, 20_000, 200_000], duration: 10, keep: null };
+  const options: Options = { scales: [2_000, 20_000, 200_000], duration: 10, keep: null, only: null };
   for (let index = 0; index < argv.length; index++) {
-    const match = /^--(scales|duration|keep)(?:=(.*))?$/.exec(argv[index]!);
+    const match = /^--(scales|duration|keep|only)(?:=(.*))?$/.exec(argv[index]!);
     const value = match?.[2] ?? argv[++index];
     if (!match || value === undefined) usage();
     if (match[1] === 'scales') {
@@ -79,6 +86,10 @@ function parseOptions(argv: readonly string[]): Options {
     } else if (match[1] === 'duration') {
       if (!/^[1-9]\d*$/.test(value)) usage();
       options.duration = Number(value);
+    } else if (match[1] === 'only') {
+      const part = PARTS.find((name) => name === value);
+      if (part === undefined) usage();
+      options.only = part;
     } else options.keep = value;
   }
   return options;
@@ -575,7 +586,7 @@ interface Started {
   loadAtStart: string;
 }
 
-async function startScale(projects: number, dataDir: string, build: Build): Promise<Started> {
+async function startScale(projects: number, dataDir: string, build: Build, only: Part | null): Promise<Started> {
   const loadAtStart = load();
   progress(`${format(projects)} projects: starting the service`);
   const service = await startService(dataDir);
@@ -583,7 +594,8 @@ async function startScale(projects: number, dataDir: string, build: Build): Prom
     const rssAfterStart = memoryOf(service.pid).rss;
     progress(`${format(projects)} projects: ready after ${service.readySeconds.toFixed(1)} s, RSS ${megabytes(rssAfterStart)}`);
     const key = await benchKey(service);
-    const first = await firstRequests(service, key);
+    // The detail phases need the sample alone; the first requests would warm up what they are to time.
+    const first = only === 'detail' ? { timings: [], sample: await sampleProjects(service, key) } : await firstRequests(service, key);
     for (const { label, firstMs, secondMs } of first.timings)
       progress(`  first request: ${label}: ${firstMs.toFixed(1)} ms, then ${secondMs.toFixed(1)} ms`);
     return { projects, build, service, key, rssAfterStart, first, loadAtStart };
@@ -618,14 +630,11 @@ async function finishScale(scale: Started, measured: Throughput[], seconds: numb
   };
 }
 
-function report(results: readonly ScaleResult[]): string {
-  const scales = results.map((result) => format(result.build.projects));
-  const base = results[0]!;
-  const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
-  const divider = (count: number) => row(['---', ...Array.from({ length: count - 1 }, () => '---:')]);
-  const lines: string[] = [];
+const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+const divider = (count: number) => row(['---', ...Array.from({ length: count - 1 }, () => '---:')]);
 
-  lines.push(
+function buildsTable(results: readonly ScaleResult[]): string[] {
+  return [
     '**Builds and memory** (`npm run import -- FILE --replay`, then the service started on it)',
     '',
     row([
@@ -658,10 +667,14 @@ function report(results: readonly ScaleResult[]): string {
       ]),
     ),
     '',
-  );
+  ];
+}
 
+function shapesTable(results: readonly ScaleResult[]): string[] {
+  const scales = results.map((result) => format(result.build.projects));
+  const base = results[0]!;
   const ratioHeaders = results.slice(1).map((result) => `${format(result.build.projects)} / ${scales[0]}`);
-  lines.push(
+  return [
     `**Read shapes** at ${CONNECTIONS} connections: requests/s (p50 / p99 ms of the median round) per scale, and the throughput relative to ${scales[0]} projects (target >= 0.8)`,
     '',
     row(['Shape', ...scales, ...ratioHeaders]),
@@ -681,14 +694,17 @@ function report(results: readonly ScaleResult[]): string {
       ]),
     ),
     '',
-  );
+  ];
+}
 
-  lines.push(
+function firstRequestsTable(results: readonly ScaleResult[]): string[] {
+  const scales = results.map((result) => format(result.build.projects));
+  return [
     '**First request after a start**: each shape requested twice right after /v1/health answered 200, before any other read (ms)',
     '',
     row(['Shape', ...scales.flatMap((scale) => [`${scale}: first`, `${scale}: second`])]),
     divider(1 + scales.length * 2),
-    ...base.firstRequests.map((shape, index) =>
+    ...results[0]!.firstRequests.map((shape, index) =>
       row([
         shape.label,
         ...results.flatMap((result) => {
@@ -698,9 +714,11 @@ function report(results: readonly ScaleResult[]): string {
       ]),
     ),
     '',
-  );
+  ];
+}
 
-  lines.push(
+function detailTable(results: readonly ScaleResult[]): string[] {
+  return [
     "**Detail beside a full sync**: one client reads `GET /v1/projects/{id}` one request after another, alone, then while another pages the change feed (`per_page=100`, page after page); the event-loop delay is the service's over each phase (target: loaded p99 within 2 x unloaded)",
     '',
     row([
@@ -724,8 +742,12 @@ function report(results: readonly ScaleResult[]): string {
         `${result.loaded.eventLoop.p99Ms.toFixed(1)} / ${result.loaded.eventLoop.maxMs.toFixed(1)} ms`,
       ]),
     ),
-  );
-  return lines.join('\n');
+  ];
+}
+
+function report(results: readonly ScaleResult[], only: Part | null): string {
+  const tables = only === 'detail' ? [detailTable] : [buildsTable, shapesTable, firstRequestsTable, detailTable];
+  return tables.flatMap((table) => table(results)).join('\n');
 }
 
 async function main(): Promise<void> {
@@ -739,12 +761,15 @@ async function main(): Promise<void> {
     const built: Array<{ dataDir: string; build: Build }> = [];
     for (const projects of options.scales) built.push(await buildCatalogue(root, projects));
     for (const [index, projects] of options.scales.entries())
-      started.push(await startScale(projects, built[index]!.dataDir, built[index]!.build));
-    progress(`read shapes at ${CONNECTIONS} connections, ${options.duration} s each in ${ROUNDS} rounds, the scales alternating`);
-    const measured = await throughputs(started, options.duration);
+      started.push(await startScale(projects, built[index]!.dataDir, built[index]!.build, options.only));
+    let measured: Throughput[][] = started.map(() => []);
+    if (options.only === null) {
+      progress(`read shapes at ${CONNECTIONS} connections, ${options.duration} s each in ${ROUNDS} rounds, the scales alternating`);
+      measured = await throughputs(started, options.duration);
+    }
     const results: ScaleResult[] = [];
     for (const [index, scale] of started.entries()) results.push(await finishScale(scale, measured[index]!, options.duration));
-    process.stdout.write(`\n${report(results)}\n`);
+    process.stdout.write(`\n${report(results, options.only)}\n`);
   } finally {
     for (const scale of started) await stopService(scale.service.child);
     if (options.keep) progress(`kept ${root}`);

@@ -20,6 +20,7 @@ import { ADMIN_TOKEN_MIN_LENGTH, ConfigError, decodeSecretKey, type Config } fro
 import { ensurePrivateDataDir } from './dataDir.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 import type { EventStore } from './eventStore/eventStore.js';
+import { createSqliteEventStore } from './eventStore/sqliteEventStore.js';
 import { resolveAdminToken } from './http/adminAuth.js';
 import { createApp } from './http/app.js';
 import { trackConnections, type ConnectionDrain } from './http/connectionDrain.js';
@@ -45,6 +46,7 @@ import { createReadStore } from './readStore/createReadStore.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { seedDemoCatalogue } from './seed/demoCatalogue.js';
 import { seedDemoClient, writeDemoApiKeyFile } from './seed/demoClient.js';
+import { seedThroughStaging } from './seed/stagedSeed.js';
 import { blobStoredFiles } from './uploads/blobStoredFiles.js';
 import { openUploadStaging } from './uploads/staging.js';
 import { createUploadReceiver } from './uploads/uploadReceiver.js';
@@ -586,11 +588,18 @@ async function seedOnFirstStart(
 ): Promise<void> {
   const log = logger.child({ component: 'seed' });
   log.info({ projects: config.seedProjects }, 'empty event store: seeding the demo catalogue (SEED_DEMO=false skips this)');
-  const startedAt = performance.now();
-  const seeded = await seedDemoCatalogue({ ...stores, clock }, { projects: config.seedProjects, logger: log });
-  log.info({ projects: seeded.projects, durationMs: Math.round(performance.now() - startedAt) }, 'demo catalogue seeded');
-  // The keys go to a file only the owner can read; the log names the file, never a key.
-  const demoClient = await seedDemoClient({ ...stores, clock, storedFiles: blobStoredFiles(stores.blobStore) });
+  // The real read store: no command the seed runs reads it.
+  const demoClient = await seedThroughStaging(
+    { staging: createSqliteEventStore({ file: ':memory:' }), target: stores.eventStore },
+    async (eventStore) => {
+      const startedAt = performance.now();
+      const seeded = await seedDemoCatalogue({ ...stores, eventStore, clock }, { projects: config.seedProjects, logger: log });
+      log.info({ projects: seeded.projects, durationMs: Math.round(performance.now() - startedAt) }, 'demo catalogue seeded');
+      return seedDemoClient({ ...stores, eventStore, clock, storedFiles: blobStoredFiles(stores.blobStore) });
+    },
+    { logger: log },
+  );
+  // Once the keys are in the event store; a file only the owner can read, which the log names, never a key.
   const keyFile = await writeDemoApiKeyFile(config.dataDir, demoClient);
   log.info({ clientId: demoClient.clientId, keyFile }, `demo client with a test and a live API key; the keys are in ${keyFile}`);
 }

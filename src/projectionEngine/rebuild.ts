@@ -85,8 +85,11 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     for (const projection of projections) {
       const generation = await readStore.beginGeneration(projection.collections);
       const fresh = new FreshGenerationDocuments();
-      const unique = new Set(
-        Object.entries(projection.indexes).flatMap(([collection, indexes]) => (indexes.some((index) => index.unique) ? [collection] : [])),
+      const uniqueKeyPaths = new Map(
+        Object.entries(projection.indexes).flatMap(([collection, indexes]) => {
+          const paths = indexes.filter((index) => index.unique).flatMap((index) => index.keys.map(([path]) => path));
+          return paths.length > 0 ? [[collection, paths] as const] : [];
+        }),
       );
       const name = checkpointNameOf(projection);
       const fencingToken = options.fencingTokens?.get(name);
@@ -95,7 +98,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
         checkpoint: (position) => ({ name, position, ...(fencingToken === undefined ? {} : { fencingToken }) }),
         handled: new Set(projection.handles),
         generation,
-        documents: new HeldWrites(fresh, (collection) => !unique.has(collection) && fresh.isRead(collection), maxHeld),
+        documents: new HeldWrites(fresh, (collection) => fresh.isRead(collection), maxHeld, uniqueKeyPaths),
         promoted: false,
       });
       for (const [collection, indexes] of Object.entries(projection.indexes)) {
@@ -216,7 +219,7 @@ async function projectEvents(target: GenerationTarget, handled: readonly Recorde
   const ops = unitOfWork.ops();
   // A page that changed nothing this projection writes costs no write: a generation's checkpoints are read by
   // nothing before the promote, and the last page's is written in any case (see rebuildProjections).
-  const written = ops.filter((op) => !target.documents.holds(op.collection));
+  const written = ops.filter((op) => !target.documents.mayHold(op));
   if (written.length > 0) await target.generation.write(written, checkpoints);
   const released = target.documents.hold(ops);
   if (released.length > 0) await target.generation.write(released, checkpoints);

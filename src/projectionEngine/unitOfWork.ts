@@ -173,23 +173,40 @@ interface HeldWrite {
  * whole document again. A generation is read by nobody but the rebuild until it is promoted, and its
  * checkpoint matters only then, so a held write need only be written by then (`release`).
  *
- * Held are the documents of the collections `holds` accepts: those without a unique index (whose writes
- * cannot fail, and so cannot take part in halving a failed page) that the projection reads (a document
- * written once, like a change feed entry, would gain nothing). At most `maxHeld` are held; past that, those
- * changed least recently are released for writing. Reads see held documents before the store's.
+ * Held are the documents of the collections `holds` accepts: those the projection reads (a document written
+ * once, like a change feed entry, would gain nothing). In a collection with unique indexes (`uniqueKeyPaths`)
+ * only a document whose unique fields equal those of its version in the store is held: its write cannot
+ * fail, nor change what another document's write may take, so it cannot take part in halving a failed page;
+ * a document that is new, deleted or changes a unique field is written with its page, and its held version,
+ * if any, dropped. At most `maxHeld` are held; past that, those changed least recently are released for
+ * writing. Reads see held documents before the store's.
  */
 export class HeldWrites implements FlushedDocuments {
   private readonly byCollection = new Map<string, Map<DocId, HeldWrite>>();
   /** Every held write, in the order of last change (a Set keeps insertion order; a change re-inserts). */
   private readonly order = new Set<HeldWrite>();
   private readonly views = new Map<string, ReadonlyMap<DocId, Doc | null>>();
+  /** The unique fields of the stored version of each document of a collection in `uniqueKeyPaths`, as a key. */
+  private readonly storedUniqueKeys = new Map<string, Map<DocId, string>>();
 
   constructor(
     private readonly documents: FreshGenerationDocuments,
     /** Whether the writes of a collection may be held. */
-    readonly holds: (collection: string) => boolean,
+    private readonly holds: (collection: string) => boolean,
     private readonly maxHeld: number,
+    /** The fields of the unique indexes of each collection that has any. */
+    private readonly uniqueKeyPaths: ReadonlyMap<string, readonly string[]> = new Map(),
   ) {}
+
+  /** Whether `hold` would hold the write, given the writes accepted so far: the others are to be written now. */
+  mayHold(op: WriteOp): boolean {
+    if (!this.holds(op.collection)) return false;
+    const paths = this.uniqueKeyPaths.get(op.collection);
+    if (!paths) return true;
+    if (op.op === 'delete') return false;
+    const stored = this.storedUniqueKeys.get(op.collection)?.get(op.doc._id);
+    return stored !== undefined && stored === uniqueKeyOf(op.doc, paths);
+  }
 
   lookup(collection: string, id: DocId): Doc | null | undefined {
     const held = this.byCollection.get(collection)?.get(id);
@@ -212,13 +229,17 @@ export class HeldWrites implements FlushedDocuments {
   }
 
   /**
-   * Holds the writes `holds` accepts among a page's (the unit of work's ops, once the others were
-   * accepted); answers those released to stay within the bound, to be written.
+   * Holds the writes `mayHold` accepts among a page's (the unit of work's ops, once the others were
+   * accepted), and notes what the others stored; answers those released to stay within the bound, to be
+   * written.
    */
   hold(ops: readonly WriteOp[]): WriteOp[] {
     for (const op of ops) {
-      if (!this.holds(op.collection)) continue;
       const id = op.op === 'put' ? op.doc._id : op.id;
+      if (!this.mayHold(op)) {
+        this.stored(op, id);
+        continue;
+      }
       let held = this.byCollection.get(op.collection);
       if (!held) {
         held = new Map();
@@ -233,6 +254,26 @@ export class HeldWrites implements FlushedDocuments {
     }
     // Released a tenth at a time, so that a page's write rarely comes with a second one.
     return this.order.size > this.maxHeld ? this.release(this.order.size - Math.floor(this.maxHeld * 0.9)) : [];
+  }
+
+  /** A write not held, accepted: a version of the document it replaces that is still held is stale. */
+  private stored(op: WriteOp, id: DocId): void {
+    const held = this.byCollection.get(op.collection);
+    const stale = held?.get(id);
+    if (stale) {
+      held!.delete(id);
+      this.order.delete(stale);
+      this.views.delete(op.collection);
+    }
+    const paths = this.uniqueKeyPaths.get(op.collection);
+    if (!paths) return;
+    let keys = this.storedUniqueKeys.get(op.collection);
+    if (!keys) {
+      keys = new Map();
+      this.storedUniqueKeys.set(op.collection, keys);
+    }
+    if (op.op === 'put') keys.set(id, uniqueKeyOf(op.doc, paths));
+    else keys.delete(id);
   }
 
   /** The `count` writes changed least recently (all by default), no longer held: to be written. */
@@ -270,6 +311,20 @@ function fieldValue(doc: Doc, path: string): unknown {
     value = (value as Record<string, unknown>)[part];
   }
   return value;
+}
+
+/**
+ * The values of a document's unique fields as one string: equal strings, equal index keys. A missing field
+ * and null are told apart, and an object's keys count in order, so that a difference the indexes might not
+ * make at most costs a write.
+ */
+function uniqueKeyOf(doc: Doc, paths: readonly string[]): string {
+  let key = '';
+  for (const path of paths) {
+    const value = fieldValue(doc, path);
+    key += value === undefined ? '\u0000' : `${JSON.stringify(value)}\u0000`;
+  }
+  return key;
 }
 
 /** The read store's equality semantics (MongoDB's): arrays match by element, null matches missing. */

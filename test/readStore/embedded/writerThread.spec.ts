@@ -79,6 +79,30 @@ function storedRows(file: string) {
 }
 
 describe('the generation writer thread', () => {
+  it('when documents take more bytes than characters, beyond the room made for them, then each is encoded whole in UTF-8 and ends where the next begins', () => {
+    const jsons = [
+      JSON.stringify({ name: 'Marina' }),
+      undefined,
+      JSON.stringify({ name: 'دبي مارينا'.repeat(40) }),
+      JSON.stringify({ emoji: '🏙️' }),
+    ];
+    const chars = jsons.reduce((sum, json) => sum + (json?.length ?? 0), 0);
+
+    const { docs, docEnds } = encodeDocs(jsons, chars);
+
+    const decoder = new TextDecoder();
+    let start = 0;
+    const decoded = Array.from(docEnds, (end) => {
+      if (end < 0) return undefined;
+      const json = decoder.decode(docs.subarray(start, end));
+      start = end;
+      return json;
+    });
+    expect(decoded).toEqual(jsons);
+    expect(docs.byteOffset).toBe(0);
+    expect(docs.buffer.byteLength).toBeGreaterThanOrEqual(docEnds.at(-1)!);
+  });
+
   it('when batches are sent and then null, then each is committed in order, replied to in order, and the thread exits', async () => {
     const file = aStoreFile();
 

@@ -1,4 +1,5 @@
 import { WrongExpectedRevisionError, type DomainEvent, type EventStore } from '../eventStore/eventStore.js';
+import { loadFolded } from './aggregateCache.js';
 import type { Aggregate, CommandMeta } from './decider.js';
 import { Conflict, NotFound } from './errors.js';
 import { claimId, peekNextId, type PeekedId } from './idAllocator.js';
@@ -22,18 +23,16 @@ export interface LoadedAggregate<State> {
   revision: number;
 }
 
-/** Folds the aggregate's stream; null when the stream does not exist. */
+/**
+ * Folds the aggregate's stream, continuing the fold this store last made of it (see loadFolded); null when the
+ * stream does not exist. The state is frozen: a decision derives a new one.
+ */
 export async function loadAggregate<State, Event extends DomainEvent>(
   eventStore: EventStore,
   aggregate: Aggregate<State, Event>,
   id: number,
 ): Promise<LoadedAggregate<State> | null> {
-  const events = await eventStore.readStream(aggregate.streamName(id));
-  const last = events.at(-1);
-  if (!last) return null;
-  let state = aggregate.initialState();
-  for (const event of events) state = aggregate.evolve(state, event as unknown as Event);
-  return { state, revision: last.revision };
+  return loadFolded(eventStore, aggregate, aggregate.streamName(id));
 }
 
 interface CommandOptions<State, Event> {

@@ -39,7 +39,9 @@ export function forwardEventStore(inner: EventStore): EventStore {
   const forwarded: EventStore = {
     appendToStream: (streamName, events, options) => inner.appendToStream(streamName, events, options),
     appendToStreams: (appends) => inner.appendToStreams(appends),
-    readStream: (streamName, options) => inner.readStream(streamName, options),
+    // The inner function itself (no adapter's uses `this`): the aggregate cache keys its folds by it, so that the
+    // decorators share them (src/domain/aggregateCache.ts).
+    readStream: inner.readStream,
     streamRevision: (streamName) => inner.streamRevision(streamName),
     readAll: (options) => inner.readAll(options),
     headPosition: () => inner.headPosition(),

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { freezeDeep } from '../../src/domain/aggregateCache.js';
 import type { Aggregate, CommandMeta } from '../../src/domain/decider.js';
 import { ApiError } from '../../src/domain/errors.js';
 import type { DomainEvent } from '../../src/eventStore/eventStore.js';
@@ -48,6 +49,8 @@ export function deciderSpec<State, Event extends DomainEvent, Command, Extra ext
       return {
         when(command, meta = {}) {
           const state = events.reduce((folded, event) => aggregate.evolve(folded, event), aggregate.initialState());
+          // As loadAggregate hands it over: frozen, since the next command is decided on the same state.
+          freezeDeep(state);
           const run = () => decide(command, state, { ...defaultMeta, ...extra, ...meta } as DecideMeta & Extra);
           return {
             then(expected) {

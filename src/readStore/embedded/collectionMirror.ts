@@ -1,13 +1,14 @@
 /*
  * The in-memory mirror of one physical collection: its documents, frozen, with the lookups of its declared
- * indexes, its sorted orderings and its recent query results, cached until the collection next changes.
+ * indexes, its sorted orderings (which follow its writes: see ordering.ts) and its recent query results,
+ * cached until the collection next changes.
  */
 import { indexName, type Doc, type DocId, type Filter, type IndexSpec } from '../readStore.js';
 import { compileQuery } from './filter.js';
 import { EqualityIndex, UniqueKeys, type DocChange } from './indexes.js';
 import { Ordering, type Positions } from './ordering.js';
 import { candidatePositions, equalityLookup, narrowingLookup, type EmbeddedReadPlan, type EqualityLookup } from './queryPlanner.js';
-import { compareValues, sortDocs, type SortSpec } from './sortOrder.js';
+import { compareValues, type SortSpec } from './sortOrder.js';
 
 /** Distinct queries (filter, text, sort) whose full, ordered match list each collection keeps. */
 const RESULT_CACHE_SIZE = 64;
@@ -77,7 +78,7 @@ export class CollectionMirror {
       for (const index of this.equalityIndexes.values()) index.add(change.doc);
     }
     this.uniqueKeys.apply(change);
-    this.orderings.clear();
+    for (const [key, ordering] of this.orderings) if (!ordering.noteChange(change.id, previous)) this.orderings.delete(key);
     this.results.clear();
   }
 
@@ -141,8 +142,10 @@ export class CollectionMirror {
     const key = JSON.stringify(sort);
     let ordering = this.orderings.get(key);
     if (!ordering) {
-      ordering = new Ordering(sortDocs(this.docs.values(), sort));
+      ordering = new Ordering(sort, this.docs.values());
       this.orderings.set(key, ordering);
+    } else {
+      ordering.catchUp(this.docs);
     }
     return ordering;
   }

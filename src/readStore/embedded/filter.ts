@@ -5,7 +5,7 @@
  */
 import type { Condition, Filter, Scalar } from '../readStore.js';
 import { Leaves } from './documentPaths.js';
-import type { Positions, QueryStep } from './ordering.js';
+import type { Positions, QueryStep, RangeOperator } from './ordering.js';
 
 type ValueTest = (value: unknown) => boolean;
 
@@ -27,8 +27,6 @@ function inTest(candidates: readonly Scalar[]): ValueTest {
     return wanted.has(value) || (wantsNull && value === undefined);
   };
 }
-
-type RangeOperator = '$gt' | '$gte' | '$lt' | '$lte';
 
 function compareToBound(operator: RangeOperator, value: string | number, bound: string | number): boolean {
   switch (operator) {
@@ -158,7 +156,7 @@ function conditionSteps(path: string, condition: Condition): QueryStep[] {
         if (typeof operand !== 'number' && typeof operand !== 'string') {
           throw new TypeError(`${operator} on ${path} takes a number or a string, got ${JSON.stringify(operand)}`);
         }
-        steps.push(onPath(path, 2, rangeSelection(operator, operand)));
+        steps.push({ ...onPath(path, 2, rangeSelection(operator, operand)), range: { path, operator, bound: operand } });
         break;
       case '$exists':
         steps.push(onPath(path, 3, existsSelection(Boolean(operand))));

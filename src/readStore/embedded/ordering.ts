@@ -1,7 +1,8 @@
 /*
  * Queries run column-wise: an ordering of the collection keeps, per path a query touches, the slot of each
  * document in that order. Each condition narrows the ascending list of surviving positions (all of them,
- * or those an equality index gave) in one tight loop.
+ * or those an equality index gave) in one tight loop; a range on the leading sort key cuts its run out by
+ * binary search instead.
  *
  * Writes do not re-sort. The ordering notes which documents changed; before its next read it moves each one
  * out of and into its binary-searched place, in the documents and in every column alike: a few by splicing,
@@ -9,16 +10,27 @@
  * to be sorted afresh when next read.
  */
 import type { Doc, DocId, SortDirection } from '../readStore.js';
-import { slotOf } from './documentPaths.js';
-import { compareValues, sortDocs, sortKeyReader, type SortSpec } from './sortOrder.js';
+import { Leaves, slotOf } from './documentPaths.js';
+import { compareValues, sortDocs, sortKeyReader, typeRank, type SortSpec } from './sortOrder.js';
 
 /** Ascending positions of documents in an ordering. */
 export type Positions = Int32Array;
+
+export type RangeOperator = '$gt' | '$gte' | '$lt' | '$lte';
+
+/** A range condition, as a step announces it for binary search on the leading sort key. */
+export interface RangeBound {
+  path: string;
+  operator: RangeOperator;
+  bound: string | number;
+}
 
 /** One condition of a compiled query (see filter.ts). */
 export interface QueryStep {
   /** Steps run cheapest and most selective first: equality, ranges, existence, negations, text. */
   order: number;
+  /** Set on range conditions: on the ordering's leading sort key they narrow by binary search. */
+  range?: RangeBound;
   narrow(ordering: Ordering, input: Positions, count: number, output: Positions): number;
 }
 
@@ -47,6 +59,8 @@ function everyPosition(count: number): Positions {
   return identity.subarray(0, count);
 }
 
+const isMultiValued = (slot: unknown): boolean => slot instanceof Leaves || Array.isArray(slot);
+
 const pathParts = (path: string): string[] | undefined => (path.includes('.') ? path.split('.') : undefined);
 
 const searchTextOf = (doc: Doc): string | undefined => (typeof doc._search === 'string' ? doc._search.toLowerCase() : undefined);
@@ -63,6 +77,27 @@ function firstWhere(length: number, after: (index: number) => boolean): number {
   return low;
 }
 
+/**
+ * Where a key lies against a range condition in BSON order: -1 below the passing values, 0 passing, 1 above.
+ * Ranges compare only within the bound's type; other types lie wholly below or above.
+ */
+function sideOfRange(key: unknown, { operator, bound }: RangeBound): number {
+  const rank = typeRank(key);
+  const boundRank = typeRank(bound);
+  if (rank !== boundRank) return rank < boundRank ? -1 : 1;
+  const order = compareValues(key, bound);
+  switch (operator) {
+    case '$gte':
+      return order < 0 ? -1 : 0;
+    case '$gt':
+      return order <= 0 ? -1 : 0;
+    case '$lte':
+      return order > 0 ? 1 : 0;
+    case '$lt':
+      return order >= 0 ? 1 : 0;
+  }
+}
+
 /** The whole collection in one sort order, with the query columns built on it so far. */
 export class Ordering {
   private held: Doc[];
@@ -71,8 +106,11 @@ export class Ordering {
   private positionOf: Map<Doc, number> | undefined;
   private readonly readers: ReadonlyArray<(doc: Doc) => unknown>;
   private readonly directions: readonly SortDirection[];
+  private readonly leadingPath: string;
   /** Documents changed since the ordering last caught up, by id: the one it holds for that id (null: none). */
   private readonly changed = new Map<DocId, Doc | null>();
+  /** Slots of the leading path holding several values (arrays, fanned-out paths); counted on first need. */
+  private leadingMultiValued: number | undefined;
 
   constructor(
     private readonly sort: SortSpec,
@@ -81,6 +119,7 @@ export class Ordering {
     this.held = sortDocs(docs, sort);
     this.readers = sort.map(([field, direction]) => sortKeyReader(field, direction));
     this.directions = sort.map(([, direction]) => direction);
+    this.leadingPath = sort[0]![0];
   }
 
   get docs(): readonly Doc[] {
@@ -125,6 +164,11 @@ export class Ordering {
     this.changed.clear();
     if (leaving.length + entering.length === 0) return;
     this.positionOf = undefined;
+    if (this.leadingMultiValued !== undefined) {
+      const parts = pathParts(this.leadingPath);
+      for (const doc of leaving) if (isMultiValued(slotOf(doc, this.leadingPath, parts))) this.leadingMultiValued--;
+      for (const doc of entering) if (isMultiValued(slotOf(doc, this.leadingPath, parts))) this.leadingMultiValued++;
+    }
     if (leaving.length + entering.length <= SPLICED_MOVES) {
       for (const doc of leaving) this.removeAt(this.positionOfHeld(doc));
       for (const doc of entering) this.insertAt(this.insertionPoint(doc), doc);
@@ -149,20 +193,47 @@ export class Ordering {
 
   /** The positions, out of `from` (all by default), of the documents passing every step. */
   select(steps: readonly QueryStep[], from?: Positions): Positions {
-    const start = from ?? everyPosition(this.held.length);
-    if (steps.length === 0) return start;
+    let start = from ?? everyPosition(this.held.length);
+    const remaining: QueryStep[] = [];
+    for (const step of steps) {
+      if (step.range?.path === this.leadingPath && this.leadingSingleValued()) start = this.withinRun(start, step.range);
+      else remaining.push(step);
+    }
+    if (remaining.length === 0) return start;
     if (scratch.even.length < start.length) {
       scratch.even = new Int32Array(start.length);
       scratch.odd = new Int32Array(start.length);
     }
     let input = start;
     let count = start.length;
-    for (let index = 0; index < steps.length && count > 0; index++) {
+    for (let index = 0; index < remaining.length && count > 0; index++) {
       const output = index % 2 === 0 ? scratch.even : scratch.odd;
-      count = steps[index]!.narrow(this, input, count, output);
+      count = remaining[index]!.narrow(this, input, count, output);
       input = output;
     }
     return input.slice(0, count);
+  }
+
+  /**
+   * With single values only, a document passes a range on the leading path exactly when its sort key does,
+   * and those keys lie in one run of the ordering.
+   */
+  private leadingSingleValued(): boolean {
+    this.leadingMultiValued ??= this.column(this.leadingPath).filter(isMultiValued).length;
+    return this.leadingMultiValued === 0;
+  }
+
+  /** The part of `input` (ascending positions) inside the run of leading sort keys passing `range`. */
+  private withinRun(input: Positions, range: RangeBound): Positions {
+    const read = this.readers[0]!;
+    const direction = this.directions[0]!;
+    const side = (position: number) => direction * sideOfRange(read(this.held[position]!), range);
+    const from = firstWhere(this.held.length, (position) => side(position) >= 0);
+    const to = firstWhere(this.held.length, (position) => side(position) > 0);
+    return input.subarray(
+      firstWhere(input.length, (index) => input[index]! >= from),
+      firstWhere(input.length, (index) => input[index]! >= to),
+    );
   }
 
   /** How `doc` sorts against the document at `position`: negative before it, 0 the same keys, positive after. */

@@ -11,7 +11,7 @@ export type SortSpec = Array<[field: string, direction: SortDirection]>;
 const EMPTY_ARRAY = Symbol('empty array');
 
 /** MongoDB's cross-type order (BSON comparison order) for the JSON types a document holds. */
-function typeRank(value: unknown): number {
+export function typeRank(value: unknown): number {
   if (value === undefined || value === null) return 1;
   switch (typeof value) {
     case 'number':

@@ -198,3 +198,20 @@ describe('embedded orderings through writes', () => {
     await runSequence({ seed: 4, initialSize: 200, writes: 60, largestBatch: 4, readEvery: 4 });
   });
 });
+
+describe('embedded range filters on the leading sort key', () => {
+  const priced = (id: number, price: unknown): WriteOp => ({ op: 'put', collection: COLLECTION, doc: { _id: id, price } });
+  const pricedFrom400 = async () =>
+    (await store.find(COLLECTION, { filter: { price: { $gte: 400 } }, sort: [['price', 1]] })).items.map((doc) => doc._id);
+
+  it('when a sort key becomes an array after the ordering was read, then a range still finds it by any element, and loses it once scalar again', async () => {
+    await store.write(Array.from({ length: 50 }, (_, index) => priced(index + 1, (index + 1) * 10)));
+    expect(await pricedFrom400()).toEqual(Array.from({ length: 11 }, (_, index) => index + 40));
+
+    await store.write([priced(1, [5, 900])]);
+    expect(await pricedFrom400()).toEqual([1, ...Array.from({ length: 11 }, (_, index) => index + 40)]);
+
+    await store.write([priced(1, 10)]);
+    expect(await pricedFrom400()).toEqual(Array.from({ length: 11 }, (_, index) => index + 40));
+  });
+});

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import type { AccessContext, Entitlement, Scope } from '../src/access/accessContext.js';
@@ -45,6 +45,34 @@ export class SerializedJson {
     readonly json: string,
     readonly digest?: string,
   ) {}
+}
+
+/**
+ * A `data` payload that is a JSON array, given as its elements already serialised, and a digest that changes
+ * whenever one of them does. The response joins the elements as UTF-8 bytes: joined as one string, a page of
+ * 100 projects cost about a millisecond of the event loop more than the bytes, and as long again to measure.
+ */
+export class SerializedJsonArray {
+  constructor(
+    readonly elements: readonly string[],
+    readonly digest: string,
+  ) {}
+}
+
+const ARRAY_OPENING = Buffer.from('[');
+const ARRAY_COMMA = Buffer.from(',');
+const ARRAY_CLOSING = Buffer.from(']');
+
+/** The UTF-8 bytes of `data` in parts, and the digest standing for them in the ETag (undefined: the bytes themselves). */
+function serializedData(data: unknown): { parts: Buffer[]; digest: string | undefined } {
+  if (data instanceof SerializedJsonArray) {
+    const elements = data.elements.flatMap((element, index) =>
+      index === 0 ? [Buffer.from(element)] : [ARRAY_COMMA, Buffer.from(element)],
+    );
+    return { parts: [ARRAY_OPENING, ...elements, ARRAY_CLOSING], digest: data.digest };
+  }
+  const serialized = data instanceof SerializedJson ? data : new SerializedJson(JSON.stringify(data));
+  return { parts: [Buffer.from(serialized.json)], digest: serialized.digest };
 }
 
 export interface QueryResult {
@@ -114,16 +142,18 @@ function parseInput(route: QueryRoute, req: Request) {
 }
 
 /**
- * The body is serialised once: its `data` (or the digest standing for it) and stable `meta` make the ETag
+ * The body is serialised once, into UTF-8 bytes: its `data` (or the digest standing for it) and stable `meta` make the ETag
  * (a strong validator of the payload at this URL), while request_id and generated_at stay outside it. The body is written without
- * express's res.send, which would copy it into a Buffer and look at the validators a second time.
+ * express's res.send, which would look at the validators a second time; it is encoded before it is measured, as
+ * Buffer.byteLength of a long string with a non-Latin-1 character (an en dash) costs more than encoding it.
  */
 async function send(req: Request, res: Response, result: QueryResult, access: AccessContext, limits: Limits | null): Promise<void> {
-  const serialized = result.data instanceof SerializedJson ? result.data : new SerializedJson(JSON.stringify(result.data));
-  const data = serialized.json;
+  const { parts, digest } = serializedData(result.data);
   const stableMeta = result.meta ?? {};
-  const validated = serialized.digest === undefined ? `json:${data}` : `digest:${serialized.digest}`;
-  const etag = `"${hash('sha1', validated + JSON.stringify(stableMeta), 'base64url')}"`;
+  const validator = createHash('sha1');
+  if (digest === undefined) for (const part of [Buffer.from('json:'), ...parts]) validator.update(part);
+  else validator.update(`digest:${digest}`);
+  const etag = `"${validator.update(JSON.stringify(stableMeta)).digest('base64url')}"`;
   if (result.quotaUnits !== undefined) res.setHeader('X-Quota-Units', String(result.quotaUnits));
   const notModified = ifNoneMatchMatches(req.get('if-none-match'), etag);
   // One check per request, once its cost and outcome are known: a 304 counts toward the rate limits but
@@ -134,8 +164,8 @@ async function send(req: Request, res: Response, result: QueryResult, access: Ac
     res.status(304).end();
     return;
   }
-  const body = `{"data":${data},"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`;
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  const body = Buffer.concat([Buffer.from('{"data":'), ...parts, Buffer.from(`,"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`)]);
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
   res.end(body);
 }
 

@@ -6,7 +6,7 @@ import { MAP_EMBED_RULE } from '../src/catalogue/mapEmbed.js';
 import { projectNatures, projectStatuses } from '../src/catalogue/project.js';
 import { unitTypeKinds } from '../src/catalogue/unitType.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
-import { SerializedJson } from './queryRoute.js';
+import { SerializedJson, SerializedJsonArray } from './queryRoute.js';
 import { COMMUNITIES, type CommunityDoc } from '../projections/communities.js';
 import { DEVELOPERS, type DeveloperDoc } from '../projections/developers.js';
 import { communityMediaId, developerMediaId } from '../projections/mediaAddresses.js';
@@ -235,9 +235,12 @@ class SerializedRepresentations {
   }
 
   /** The JSON array of the projects' representations, in order. */
-  array(projects: readonly ProjectDoc[], references: ProjectReferences, audience: Audience): SerializedJson {
+  array(projects: readonly ProjectDoc[], references: ProjectReferences, audience: Audience): SerializedJsonArray {
     const entries = projects.map((project) => this.entry(project, references, audience));
-    return new SerializedJson(`[${entries.map((entry) => entry.json).join(',')}]`, `[${entries.map((entry) => entry.digest).join(',')}]`);
+    return new SerializedJsonArray(
+      entries.map((entry) => entry.json),
+      `[${entries.map((entry) => entry.digest).join(',')}]`,
+    );
   }
 
   private entry(project: ProjectDoc, references: ProjectReferences, audience: Audience): { json: string; digest: string } {

@@ -14,8 +14,9 @@ import { PROJECTS, projectsProjection, type ProjectDoc } from '../projections/pr
 import { changesCursorParameter, encodeChangesCursor, START_CURSOR } from './changeFeedCursor.js';
 import { catalogueScopeOf, projectInScope, projectVisibleIn, type CatalogueScope } from './catalogueScope.js';
 import { DEFAULT_PER_PAGE, pageParameter, pagination, paginationSchema, perPageParameter, updatedSinceSchema } from './queryParameters.js';
-import type { QueryResult, QueryRoute } from './queryRoute.js';
-import { projectReferences, projectSummary, projectSummarySchema } from './representations.js';
+import { SerializedJsonArray, type QueryResult, type QueryRoute } from './queryRoute.js';
+import { projectReferences, projectSummarySchema, serializedSummaries } from './representations.js';
+import { mapInSlices } from './slicedMap.js';
 
 const changeKinds = ['project', 'payment_plans', 'media', 'floor_plans', 'amenities', 'faqs'] as const satisfies readonly ChangeKind[];
 
@@ -203,18 +204,33 @@ async function cutCursorPage(
   return { entries, projects, last, hasMore: true };
 }
 
-async function representChanges(readStore: ReadStore, reported: readonly ReportedChange[], baseUrl: string) {
+/**
+ * The page's items, serialised one by one in slices (queries/slicedMap.ts) so that a page of 100 does not
+ * hold up other clients' requests, and joined as bytes (SerializedJsonArray). Each project's summary is the
+ * serialised one lists reuse while the project and what it names are unchanged; the digest stands for the
+ * page in the ETag, so the whole body is not hashed. The bytes are JSON.stringify's of the items, `project` last.
+ */
+async function representChanges(readStore: ReadStore, reported: readonly ReportedChange[], baseUrl: string): Promise<SerializedJsonArray> {
   const references = await projectReferences(
     readStore,
     reported.flatMap((entry) => (entry.project ? [entry.project] : [])),
   );
-  return reported.map((entry) => ({
-    project_id: entry.projectId,
-    changed_at: entry.changedAt,
-    changes: changeKinds.filter((kind) => entry.kinds.has(kind)),
-    removed: entry.project === null,
-    project: entry.project && projectSummary(entry.project, references, baseUrl),
-  }));
+  const audience = { baseUrl, detailFields: null };
+  const items = await mapInSlices(reported, (entry) => {
+    const head = JSON.stringify({
+      project_id: entry.projectId,
+      changed_at: entry.changedAt,
+      changes: changeKinds.filter((kind) => entry.kinds.has(kind)),
+      removed: entry.project === null,
+    });
+    const project = entry.project ? serializedSummaries.one(entry.project, references, audience) : null;
+    const opening = `${head.slice(0, -1)},"project":`;
+    return { json: `${opening}${project?.json ?? 'null'}}`, digest: `${opening}${project?.digest ?? 'null'}}` };
+  });
+  return new SerializedJsonArray(
+    items.map((item) => item.json),
+    `[${items.map((item) => item.digest).join(',')}]`,
+  );
 }
 
 async function cursorPage(

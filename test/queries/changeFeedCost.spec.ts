@@ -14,6 +14,7 @@ import type { QueryDeps } from '../../queries/queryRoute.js';
 import { minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue } from '../support/apiFixture.js';
 import { projectInBatches, recorded } from '../support/projectionHarness.js';
+import { parsedResult } from '../support/queryResults.js';
 
 /*
  * What an updated_since page costs, counted as the documents the query reads from the store, at two
@@ -99,9 +100,11 @@ interface PageCost {
 async function pageCost(store: ReadStore, access: AccessContext, page: number): Promise<{ cost: PageCost; total: number }> {
   const counting = countingReads(store);
   const query = listProjectChanges.query.parse({ updated_since: SINCE, page: String(page), per_page: String(PER_PAGE) });
-  const result = (await listProjectChanges.handle({ params: {}, query, access, baseUrl: 'http://127.0.0.1/v1' }, {
-    readStore: counting.readStore,
-  } as QueryDeps)) as unknown as FeedPage;
+  const result = parsedResult(
+    await listProjectChanges.handle({ params: {}, query, access, baseUrl: 'http://127.0.0.1/v1' }, {
+      readStore: counting.readStore,
+    } as QueryDeps),
+  ) as unknown as FeedPage;
   return { cost: { page, items: result.data.length, documents: counting.documents() }, total: result.meta.pagination.total };
 }
 

@@ -11,6 +11,7 @@ import type { QueryDeps } from '../../queries/queryRoute.js';
 import { minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue } from '../support/apiFixture.js';
 import { projectInBatches, recorded } from '../support/projectionHarness.js';
+import { parsedResult } from '../support/queryResults.js';
 
 /*
  * The summaries' pages against the rule stated on the change entries themselves: for a random history of
@@ -108,9 +109,11 @@ async function pagedChanges(readStore: ReadStore, access: AccessContext, since: 
   let total = 0;
   for (let page = 1; page === 1 || (page - 1) * perPage < total; page++) {
     const query = listProjectChanges.query.parse({ updated_since: since, page: String(page), per_page: String(perPage) });
-    const result = (await listProjectChanges.handle({ params: {}, query, access, baseUrl: 'http://127.0.0.1/v1' }, {
-      readStore,
-    } as QueryDeps)) as unknown as { data: Change[]; meta: { pagination: { total: number } } };
+    const result = parsedResult(
+      await listProjectChanges.handle({ params: {}, query, access, baseUrl: 'http://127.0.0.1/v1' }, {
+        readStore,
+      } as QueryDeps),
+    ) as unknown as { data: Change[]; meta: { pagination: { total: number } } };
     total = result.meta.pagination.total;
     changes.push(
       ...result.data.map(({ project_id, changed_at, changes: kinds, removed }) => ({ project_id, changed_at, changes: kinds, removed })),

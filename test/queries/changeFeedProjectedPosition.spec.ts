@@ -10,6 +10,7 @@ import type { QueryDeps } from '../../queries/queryRoute.js';
 import { minute, projectCreated, projectEvent, type StreamEvent } from '../support/catalogueEvents.js';
 import { publishedReferenceCatalogue } from '../support/apiFixture.js';
 import { projectInBatches, recorded } from '../support/projectionHarness.js';
+import { parsedResult } from '../support/queryResults.js';
 
 /*
  * Each projection runs on its own subscription, so the change feed may have projected an edit that the
@@ -39,7 +40,7 @@ async function feedPage(cursor: string): Promise<FeedPage> {
     { params: {}, query: listProjectChanges.query.parse({ cursor }), access: wholeCatalogue, baseUrl: 'http://127.0.0.1/v1' },
     { readStore } as QueryDeps,
   );
-  return result as unknown as FeedPage;
+  return parsedResult(result) as unknown as FeedPage;
 }
 
 const namesOf = (page: FeedPage) => page.data.map((change) => [change.project_id, change.project?.name]);

@@ -8,7 +8,7 @@ import { subCommunityAggregate } from '../catalogue/subCommunity.js';
 import { unitTypeAggregate } from '../catalogue/unitType.js';
 import type { Aggregate } from '../domain/decider.js';
 import { idSequenceStream, peekNextId, type PeekedId } from '../domain/idAllocator.js';
-import { assertSlugAvailable, slugStream, SlugTaken, type SlugEvent } from '../domain/slugReservations.js';
+import { slugStream, SlugTaken, type SlugEvent } from '../domain/slugReservations.js';
 import type { AppendResult, DomainEvent, EventStore, NewEvent, StreamAppend } from '../eventStore/eventStore.js';
 import { ImportKeys, type KeyBinding, type NewKeyBinding } from './importKeys.js';
 import type { ImportRecordType } from './importLines.js';
@@ -137,8 +137,14 @@ export class ImportBatch {
   private readonly releases: SlugReservation[] = [];
   /** `<resourceType>:<slug>` to the id of the batch's record that takes it. */
   private readonly slugsTaken = new Map<string, number>();
+  /** Built once per batch rather than per command: each of a line's commands asks it. */
+  readonly references: CatalogueReferences = batchReferences(this);
+  /** Read once per batch: the lines check each new slug against them, and the write appends to them. */
+  private readonly slugs: SlugStreams;
 
-  constructor(readonly working: WorkingCatalogue) {}
+  constructor(readonly working: WorkingCatalogue) {
+    this.slugs = new SlugStreams(working.deps.eventStore);
+  }
 
   get deps(): ImportDeps {
     return this.working.deps;
@@ -174,7 +180,7 @@ export class ImportBatch {
     const taker = this.slugsTaken.get(`${reservation.resourceType}:${reservation.slug}`);
     if (taker !== undefined && taker !== reservation.resourceId)
       throw new SlugTaken(reservation.resourceType, reservation.slug, SLUG_FIELD);
-    await assertSlugAvailable(this.deps.eventStore, reservation, (owner) => this.exists(reservation.aggregate, owner), SLUG_FIELD);
+    await this.slugs.assertAvailable(reservation, (owner) => this.exists(reservation.aggregate, owner));
   }
 
   apply(changes: LineChanges): void {
@@ -221,7 +227,7 @@ export class ImportBatch {
     const bindings = [...this.bindings.values()];
     const binding = this.working.keys.bindingAppend(bindings);
     if (binding) appends.push(binding);
-    const slugs = new SlugStreams(this.deps.eventStore);
+    const { slugs } = this;
     for (const reservation of this.reservations) {
       const reserved = await slugs.reserve(reservation, (owner) => this.exists(reservation.aggregate, owner));
       if (reserved) appends.push(reserved);
@@ -265,13 +271,20 @@ class SlugStreams {
 
   constructor(private readonly eventStore: EventStore) {}
 
+  /** SlugTaken when another record that exists holds the slug (as the batch found it, before its own appends). */
+  async assertAvailable(reservation: SlugReservation, ownerExists: (id: number) => Promise<boolean>): Promise<void> {
+    const holder = this.holder(await this.read(reservation));
+    if (holder !== undefined && holder !== reservation.resourceId && (await ownerExists(holder)))
+      throw new SlugTaken(reservation.resourceType, reservation.slug, SLUG_FIELD);
+  }
+
   /**
    * The append reserving the slug, or null when it is this record's already; SlugTaken when another record
    * that exists holds it. A reservation left by a record whose stream does not exist is taken over.
    */
   async reserve(reservation: SlugReservation, ownerExists: (id: number) => Promise<boolean>): Promise<StreamAppend | null> {
     const stream = await this.read(reservation);
-    const holder = stream.last?.type === 'SlugReserved' ? stream.last.data.resourceId : undefined;
+    const holder = this.holder(stream);
     if (holder === reservation.resourceId) return null;
     if (holder !== undefined && (await ownerExists(holder))) throw new SlugTaken(reservation.resourceType, reservation.slug, SLUG_FIELD);
     return this.append(reservation, 'SlugReserved', stream);
@@ -282,6 +295,10 @@ class SlugStreams {
     const stream = await this.read(reservation);
     if (stream.last?.type !== 'SlugReserved' || stream.last.data.resourceId !== reservation.resourceId) return null;
     return this.append(reservation, 'SlugReleased', stream);
+  }
+
+  private holder(stream: { last: SlugEvent | undefined }): number | undefined {
+    return stream.last?.type === 'SlugReserved' ? stream.last.data.resourceId : undefined;
   }
 
   private async read({ resourceType, slug }: SlugReservation): Promise<{ last: SlugEvent | undefined; revision: number | null }> {
@@ -313,7 +330,7 @@ class SlugStreams {
 }
 
 /** CatalogueReferences answered from the batch: what earlier lines did, then the working catalogue, then the log. */
-export function batchReferences(batch: ImportBatch): CatalogueReferences {
+function batchReferences(batch: ImportBatch): CatalogueReferences {
   const folded = async <State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, id: number) =>
     (await batch.load(aggregate, id)).state;
   return {

@@ -22,18 +22,24 @@ export function orderedEventIds(): () => string {
   const variantAndPrefix = hex(0x800 | (prefix & 0x3ff), 3);
   let lastMs = 0;
   let sequence = 0;
+  // Up to the sequence's first digit, formatted once per millisecond rather than once per event.
+  let head = '';
+  const startMillisecond = (ms: number) => {
+    lastMs = ms;
+    const time = hex(ms, 12);
+    head = `${time.slice(0, 8)}-${time.slice(8)}-${versionAndPrefix}-${variantAndPrefix}`;
+  };
   return () => {
     const now = Date.now();
     if (now > lastMs) {
-      lastMs = now;
+      startMillisecond(now);
       sequence = randomInt(SEQUENCE_START_LIMIT);
     } else if (++sequence >= SEQUENCE_LIMIT) {
-      lastMs += 1;
+      startMillisecond(lastMs + 1);
       sequence = 0;
     }
-    const time = hex(lastMs, 12);
-    const tail = variantAndPrefix + hex(sequence, 13);
-    return `${time.slice(0, 8)}-${time.slice(8)}-${versionAndPrefix}-${tail.slice(0, 4)}-${tail.slice(4)}`;
+    const digits = hex(sequence, 13);
+    return `${head}${digits[0]}-${digits.slice(1)}`;
   };
 }
 

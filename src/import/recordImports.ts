@@ -53,7 +53,7 @@ import { unitTypeAggregate } from '../catalogue/unitType.js';
 import { assertNever, type Aggregate } from '../domain/decider.js';
 import { ApiError, ValidationFailed } from '../domain/errors.js';
 import type { DomainEvent, NewEvent } from '../eventStore/eventStore.js';
-import { batchReferences, type ImportBatch, type LineChanges } from './importBatch.js';
+import type { ImportBatch, LineChanges } from './importBatch.js';
 import type { ImportLine, ImportLineOf, ImportRecordType } from './importLines.js';
 
 /** What an accepted line did to its record. */
@@ -96,9 +96,7 @@ function step<Command, State, Event extends DomainEvent>(
 ): Step<State> {
   return {
     async decide(state, meta, batch) {
-      const references = slice.references
-        ? await readCatalogueFacts(batchReferences(batch), slice.references(command, state))
-        : noCatalogueFacts;
+      const references = slice.references ? await readCatalogueFacts(batch.references, slice.references(command, state)) : noCatalogueFacts;
       try {
         return slice.decide(command, state, { ...meta, references });
       } catch (error) {
@@ -143,10 +141,11 @@ async function decideSteps<State, Event extends DomainEvent>(
   const meta: StepMeta = { now: context.now, actor: context.actor, id, allocatedIds };
   let state = before.state;
   const events: NewEvent[] = [];
+  const metadata = { actor: context.actor, at: context.now };
   for (const next of steps) {
     for (const event of await next.decide(state, meta, context.batch)) {
       state = aggregate.evolve(state, event as Event);
-      events.push({ type: event.type, data: event.data, metadata: { actor: context.actor, at: context.now } });
+      events.push({ type: event.type, data: event.data, metadata });
     }
   }
   return { state, events };

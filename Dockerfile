@@ -8,8 +8,8 @@
 #   worker   service plus Debian's Chromium for brochure PDFs; it can run every role, so it is also what a
 #            plain `docker build .` gives
 #
-# No build step: the entry is `node --max-semi-space-size=64 --import tsx src/main.ts`, as `npm start` runs it
-# (the young generation's size: see README "Replay"). tsx is a production
+# No build step: the entry is `node --import tsx src/main.ts`, as `npm start` runs it (Node's default young
+# generation, for the API's tail latency: see README "Configuration"). tsx is a production
 # dependency and only loads the TypeScript (esbuild strips the types; nothing is type-checked at start), so
 # the image runs exactly the files the tests ran, no compiled output can drift from them, and the stop
 # signal reaches Node itself (no npm or shell in between), which drains (see README "Stopping").
@@ -50,7 +50,7 @@ EXPOSE 8080
 # image has no curl.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.METRICS_PORT || process.env.PORT || 8080) + '/livez').then((answer) => process.exit(answer.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=64", "--import", "tsx", "src/main.ts"]
+ENTRYPOINT ["node", "--import", "tsx", "src/main.ts"]
 # No role given: every role in one process. docker-compose.yml gives each container its own (--role api).
 CMD []
 

@@ -309,7 +309,7 @@ describe('Dockerfile', () => {
       const users = stageInstructions(stage).filter((line) => /^USER /i.test(line));
       expect({ stage, lastUser: users.at(-1) }).toEqual({ stage, lastUser: 'USER node' });
     }
-    expect(dockerInstructions).toContain('ENTRYPOINT ["node", "--max-semi-space-size=64", "--import", "tsx", "src/main.ts"]');
+    expect(dockerInstructions).toContain('ENTRYPOINT ["node", "--import", "tsx", "src/main.ts"]');
     expect(dockerInstructions.find((line) => line.startsWith('HEALTHCHECK '))).toMatch(
       /CMD \["node", "-e", ".*process\.env\.METRICS_PORT \|\| process\.env\.PORT.*'\/livez'.*"\]$/,
     );

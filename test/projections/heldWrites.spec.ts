@@ -82,15 +82,20 @@ describe('writes a rebuild holds back', () => {
     }
   });
 
-  it('when a project is edited on many pages, then its resources document is written once instead of once per page', async () => {
+  /** Documents written per collection by a rebuild of 20 projects' history in pages of 10 events, holding up to the bound given. */
+  async function writesOfRebuild(): Promise<(maxHeldDocuments: number) => Promise<Map<string, number>>> {
     const eventStore = createSqliteEventStore({ file: ':memory:' });
     cleanups.push(() => eventStore.close());
     await appendEvents(eventStore, catalogueHistory({ projects: 20, seed: 31 }));
-    const writes = async (maxHeldDocuments: number) => {
+    return async (maxHeldDocuments) => {
       const { readStore, written } = countingWrites(fileStore());
       await rebuildProjections({ eventStore, readStore, projections: allProjections, batchSize: 10, maxHeldDocuments });
       return written;
     };
+  }
+
+  it('when a project is edited on many pages, then its resources document is written once instead of once per page', async () => {
+    const writes = await writesOfRebuild();
 
     const unheld = await writes(0);
     const held = await writes(5_000);
@@ -138,17 +143,10 @@ describe('writes a rebuild holds back', () => {
   });
 
   it('when projects are edited on many pages, then their documents are written fewer times than once per page', async () => {
-    const eventStore = createSqliteEventStore({ file: ':memory:' });
-    cleanups.push(() => eventStore.close());
-    await appendEvents(eventStore, catalogueHistory({ projects: 20, seed: 31 }));
-    const writes = async (maxHeldDocuments: number) => {
-      const { readStore, written } = countingWrites(fileStore());
-      await rebuildProjections({ eventStore, readStore, projections: allProjections, batchSize: 10, maxHeldDocuments });
-      return written.get('projects')!;
-    };
+    const writes = await writesOfRebuild();
 
-    const unheld = await writes(0);
-    const held = await writes(5_000);
+    const unheld = (await writes(0)).get('projects')!;
+    const held = (await writes(5_000)).get('projects')!;
 
     // Written directly still: a project's creation, its new slugs (traded within pages here, so written
     // again as the halves of those pages), and the writes of pages that failed.

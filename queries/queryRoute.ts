@@ -62,6 +62,8 @@ export class SerializedJsonArray {
 const ARRAY_OPENING = Buffer.from('[');
 const ARRAY_COMMA = Buffer.from(',');
 const ARRAY_CLOSING = Buffer.from(']');
+const BODY_OPENING = Buffer.from('{"data":');
+const ETAG_JSON_PREFIX = Buffer.from('json:');
 
 /** The UTF-8 bytes of `data` in parts, and the digest standing for them in the ETag (undefined: the bytes themselves). */
 function serializedData(data: unknown): { parts: Buffer[]; digest: string | undefined } {
@@ -151,7 +153,7 @@ async function send(req: Request, res: Response, result: QueryResult, access: Ac
   const { parts, digest } = serializedData(result.data);
   const stableMeta = result.meta ?? {};
   const validator = createHash('sha1');
-  if (digest === undefined) for (const part of [Buffer.from('json:'), ...parts]) validator.update(part);
+  if (digest === undefined) for (const part of [ETAG_JSON_PREFIX, ...parts]) validator.update(part);
   else validator.update(`digest:${digest}`);
   const etag = `"${validator.update(JSON.stringify(stableMeta)).digest('base64url')}"`;
   if (result.quotaUnits !== undefined) res.setHeader('X-Quota-Units', String(result.quotaUnits));
@@ -164,7 +166,7 @@ async function send(req: Request, res: Response, result: QueryResult, access: Ac
     res.status(304).end();
     return;
   }
-  const body = Buffer.concat([Buffer.from('{"data":'), ...parts, Buffer.from(`,"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`)]);
+  const body = Buffer.concat([BODY_OPENING, ...parts, Buffer.from(`,"meta":${JSON.stringify(responseMeta(res, stableMeta))}}`)]);
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
   res.end(body);
 }

@@ -227,9 +227,8 @@ export class ImportBatch {
     const bindings = [...this.bindings.values()];
     const binding = this.working.keys.bindingAppend(bindings);
     if (binding) appends.push(binding);
-    const { slugs } = this;
     for (const reservation of this.reservations) {
-      const reserved = await slugs.reserve(reservation, (owner) => this.exists(reservation.aggregate, owner));
+      const reserved = await this.slugs.reserve(reservation, (owner) => this.exists(reservation.aggregate, owner));
       if (reserved) appends.push(reserved);
       await between();
     }
@@ -237,7 +236,7 @@ export class ImportBatch {
     for (const [streamName, pending] of this.streams)
       appends.push({ streamName, events: pending.events, expectedRevision: pending.expected });
     for (const release of this.releases) {
-      const released = await slugs.release(release);
+      const released = await this.slugs.release(release);
       if (released) appends.push(released);
     }
 

@@ -16,6 +16,7 @@ import {
 } from '../src/catalogue/project.js';
 import { roundArea } from './shared/apiShape.js';
 import { withFields } from '../src/projectionEngine/docCopy.js';
+import { insertSorted, removeFirst } from './shared/sortedItems.js';
 import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type Recorded } from '../src/projectionEngine/projection.js';
 
 export const PROJECT_RESOURCES = 'project_resources';
@@ -73,90 +74,120 @@ type ResourceEvent = ProjectEventOf<
 const byId = <Item extends { id: number }>(a: Item, b: Item) => a.id - b.id;
 const byPositionThenId = (a: MediaItem, b: MediaItem) => a.position - b.position || a.id - b.id;
 
-function replaced<Item extends { id: number }>(items: readonly Item[], id: number, change: (item: Item) => Item): Item[] {
-  return items.map((item) => (item.id === id ? change(item) : item));
+/**
+ * The unit of work's own copy of a stored document, which the page's events change in place (see
+ * ProjectionContext.draft): below the top level only `media` and the arrays of floor plans, payment plans and
+ * media items are changed in place, and their items are replaced rather than changed.
+ */
+const ownResources = (stored: ProjectResourcesDoc | null): ProjectResourcesDoc | null =>
+  stored &&
+  withFields(stored, {
+    floor_plans: stored.floor_plans.slice(),
+    payment_plans: stored.payment_plans.slice(),
+    media: withFields(stored.media, { items: stored.media.items.slice() }),
+  });
+
+/** Replaces the item with the id, if any, by `change` of it. */
+function replaceItem<Item extends { id: number }>(items: Item[], id: number, change: (item: Item) => Item): void {
+  const index = items.findIndex((item) => item.id === id);
+  if (index !== -1) items[index] = change(items[index]!);
 }
 
-/** The fields an event changes; the caller copies the document once, with them (see withFields). */
-function changedResources(
-  current: ProjectResourcesDoc,
-  event: Recorded<Exclude<ResourceEvent, { type: 'ProjectCreated' }>>,
-): Partial<ProjectResourcesDoc> {
+/** Applies an event to the page's own copy of a project's resources (see ownResources). */
+function changeResources(doc: ProjectResourcesDoc, event: Recorded<Exclude<ResourceEvent, { type: 'ProjectCreated' }>>): void {
   switch (event.type) {
     case 'FloorPlanAdded': {
       const { floor_plan_id, title, unit_type_id, area, price, image } = event.data.floor_plan;
-      const item: FloorPlanItem = { id: floor_plan_id, title, unit_type_id, area: roundArea(area), price, image };
-      const others = current.floor_plans.filter((plan) => plan.id !== floor_plan_id);
-      return { floor_plans: [...others, item].sort(byId) };
+      removeFirst(doc.floor_plans, (plan) => plan.id === floor_plan_id);
+      insertSorted(doc.floor_plans, { id: floor_plan_id, title, unit_type_id, area: roundArea(area), price, image }, byId);
+      return;
     }
     case 'FloorPlanRevised': {
       const { area, ...changes } = event.data.changes;
-      return {
-        floor_plans: replaced(current.floor_plans, event.data.floor_plan_id, (plan) => ({
-          ...plan,
-          ...changes,
-          ...(area === undefined ? {} : { area: roundArea(area) }),
-        })),
-      };
+      replaceItem(doc.floor_plans, event.data.floor_plan_id, (plan) => ({
+        ...plan,
+        ...changes,
+        ...(area === undefined ? {} : { area: roundArea(area) }),
+      }));
+      return;
     }
     case 'FloorPlanImageReplaced':
-      return {
-        floor_plans: replaced(current.floor_plans, event.data.floor_plan_id, (plan) => ({ ...plan, image: event.data.image })),
-      };
+      replaceItem(doc.floor_plans, event.data.floor_plan_id, (plan) => ({ ...plan, image: event.data.image }));
+      return;
     case 'FloorPlanRemoved':
-      return { floor_plans: current.floor_plans.filter((plan) => plan.id !== event.data.floor_plan_id) };
+      removeFirst(doc.floor_plans, (plan) => plan.id === event.data.floor_plan_id);
+      return;
     case 'PaymentPlanAdded': {
       const { payment_plan_id, name, milestones } = event.data.payment_plan;
-      const others = current.payment_plans.filter((plan) => plan.id !== payment_plan_id);
-      return { payment_plans: [...others, { id: payment_plan_id, name, milestones }].sort(byId) };
+      removeFirst(doc.payment_plans, (plan) => plan.id === payment_plan_id);
+      insertSorted(doc.payment_plans, { id: payment_plan_id, name, milestones }, byId);
+      return;
     }
     case 'PaymentPlanRevised':
-      return {
-        payment_plans: replaced(current.payment_plans, event.data.payment_plan_id, (plan) => ({ ...plan, ...event.data.changes })),
-      };
+      replaceItem(doc.payment_plans, event.data.payment_plan_id, (plan) => ({ ...plan, ...event.data.changes }));
+      return;
     case 'PaymentPlanRemoved':
-      return { payment_plans: current.payment_plans.filter((plan) => plan.id !== event.data.payment_plan_id) };
+      removeFirst(doc.payment_plans, (plan) => plan.id === event.data.payment_plan_id);
+      return;
     case 'GalleryPictureAdded': {
       const { media_id, caption, position, image } = event.data.picture;
-      const others = current.media.items.filter((item) => item.id !== media_id);
-      return { media: { ...current.media, items: [...others, { id: media_id, caption, position, image }].sort(byPositionThenId) } };
+      removeFirst(doc.media.items, (item) => item.id === media_id);
+      insertSorted(doc.media.items, { id: media_id, caption, position, image }, byPositionThenId);
+      return;
     }
     case 'GalleryPictureRevised': {
-      const items = replaced(current.media.items, event.data.media_id, (item) => ({ ...item, ...event.data.changes }));
-      return { media: { ...current.media, items: items.sort(byPositionThenId) } };
+      const { items } = doc.media;
+      const index = items.findIndex((item) => item.id === event.data.media_id);
+      if (index === -1) return;
+      const [revised] = items.splice(index, 1);
+      insertSorted(items, { ...revised!, ...event.data.changes }, byPositionThenId);
+      return;
     }
-    case 'GalleryPictureReplaced': {
-      const items = replaced(current.media.items, event.data.media_id, (item) => ({ ...item, image: event.data.image }));
-      return { media: { ...current.media, items } };
-    }
+    case 'GalleryPictureReplaced':
+      replaceItem(doc.media.items, event.data.media_id, (item) => ({ ...item, image: event.data.image }));
+      return;
     case 'GalleryPictureRemoved':
-      return { media: { ...current.media, items: current.media.items.filter((item) => item.id !== event.data.media_id) } };
+      removeFirst(doc.media.items, (item) => item.id === event.data.media_id);
+      return;
     case 'MasterPlanDocumentAttached':
-      return { media: { ...current.media, master_plan_document: event.data.document } };
+      doc.media.master_plan_document = event.data.document;
+      return;
     case 'MasterPlanDocumentRemoved':
-      return { media: { ...current.media, master_plan_document: null } };
+      doc.media.master_plan_document = null;
+      return;
     case 'VideoSet':
-      return { video: event.data.video };
+      doc.video = event.data.video;
+      return;
     case 'VideoRemoved':
-      return { video: null };
+      doc.video = null;
+      return;
     case 'AmenitiesSet':
-      return { amenities: event.data.items };
+      doc.amenities = event.data.items;
+      return;
     case 'NearbyPlacesSet':
-      return { nearby: event.data.items };
+      doc.nearby = event.data.items;
+      return;
     case 'PaymentMethodsSet':
-      return { payment_methods: event.data.items };
+      doc.payment_methods = event.data.items;
+      return;
     case 'FaqsSet':
-      return { faqs: event.data.items };
+      doc.faqs = event.data.items;
+      return;
     case 'VirtualToursSet':
-      return { virtual_tours: event.data.items };
+      doc.virtual_tours = event.data.items;
+      return;
     case 'FloorPlatesSet':
-      return { floor_plates: event.data.items };
+      doc.floor_plates = event.data.items;
+      return;
     case 'RelatedProjectsSet':
-      return { related_project_ids: event.data.project_ids };
+      doc.related_project_ids = event.data.project_ids;
+      return;
     case 'BrochureAttached':
-      return { brochure: event.data.brochure };
+      doc.brochure = event.data.brochure;
+      return;
     case 'BrochureRemoved':
-      return { brochure: null };
+      doc.brochure = null;
+      return;
     default:
       return assertNever(event);
   }
@@ -174,7 +205,8 @@ export const projectResourcesProjection: Projection<ResourceEvent> = {
   handles: ['ProjectCreated', ...changeFeedRelatedEventTypes, ...changeFeedSilentEventTypes],
   async apply(event, ctx) {
     const projectId = event.data.project_id;
-    const current = await ctx.get<ProjectResourcesDoc>(PROJECT_RESOURCES, projectId);
+    const known = ctx.peek<ProjectResourcesDoc>(PROJECT_RESOURCES, projectId);
+    const current = known === undefined ? await ctx.get<ProjectResourcesDoc>(PROJECT_RESOURCES, projectId) : known;
     if (alreadyApplied(current, event)) return;
     const position = positionNumber(event);
     if (event.type === 'ProjectCreated') {
@@ -197,6 +229,10 @@ export const projectResourcesProjection: Projection<ResourceEvent> = {
       } satisfies ProjectResourcesDoc);
       return;
     }
-    if (current) ctx.put(PROJECT_RESOURCES, withFields(current, { ...changedResources(current, event), _position: position }));
+    if (!current) return;
+    const own = ctx.draftKnown(PROJECT_RESOURCES, projectId, ownResources);
+    const doc = (own === undefined ? await ctx.draft(PROJECT_RESOURCES, projectId, ownResources) : own)!;
+    changeResources(doc, event);
+    doc._position = position;
   },
 };

@@ -11,7 +11,8 @@ import {
 import { servedMapEmbed } from '../src/catalogue/mapEmbed.js';
 import type { UnitTypeEvent, UnitTypeKind } from '../src/catalogue/unitType.js';
 import { apiLocation, roundArea, searchText, type ApiLocation } from './shared/apiShape.js';
-import { withFields } from '../src/projectionEngine/docCopy.js';
+import { setFields, withFields } from '../src/projectionEngine/docCopy.js';
+import { insertSorted, removeFirst } from './shared/sortedItems.js';
 import {
   alreadyApplied,
   everyEventType,
@@ -194,10 +195,15 @@ async function bedroomFields(
 }
 
 async function projectSearch(ctx: ProjectionContext, project: Pick<ProjectDoc, 'name' | 'slug' | 'developer_id' | 'community_id'>) {
-  const [developer, community] = await Promise.all([
-    ctx.get<NameDoc>(PROJECTS_DEVELOPERS, project.developer_id),
-    ctx.get<NameDoc>(PROJECTS_COMMUNITIES, project.community_id),
-  ]);
+  const knownDeveloper = ctx.peek<NameDoc>(PROJECTS_DEVELOPERS, project.developer_id);
+  const knownCommunity = ctx.peek<NameDoc>(PROJECTS_COMMUNITIES, project.community_id);
+  const [developer, community] =
+    knownDeveloper === undefined || knownCommunity === undefined
+      ? await Promise.all([
+          ctx.get<NameDoc>(PROJECTS_DEVELOPERS, project.developer_id),
+          ctx.get<NameDoc>(PROJECTS_COMMUNITIES, project.community_id),
+        ])
+      : [knownDeveloper, knownCommunity];
   return searchText(project.name, project.slug, developer?.name, community?.name);
 }
 
@@ -214,114 +220,130 @@ async function shapedChanges(ctx: ProjectionContext, changes: Partial<ProjectFie
   };
 }
 
-/** `gallery` is a fresh array, which this sorts and keeps. */
-function withGallery(project: ProjectDoc, gallery: GalleryEntry[], position: number): ProjectDoc {
-  const ordered = gallery.sort((a, b) => a.position - b.position || a.media_id - b.media_id);
-  const first = ordered[0];
-  return withFields(project, {
-    _gallery: ordered,
-    media_count: ordered.length,
-    cover_image: first ? { media_id: first.media_id, key: first.key } : null,
-    _position: position,
-  });
+const galleryOrder = (a: GalleryEntry, b: GalleryEntry) => a.position - b.position || a.media_id - b.media_id;
+
+/**
+ * The unit of work's own copy of a stored project, which the page's events change in place (see
+ * ProjectionContext.draft): below the top level only `_gallery` is changed in place, and its entries are
+ * replaced rather than changed.
+ */
+const ownProject = (stored: ProjectDoc | null): ProjectDoc | null => stored && withFields(stored, { _gallery: stored._gallery.slice() });
+
+/** After a change of `_gallery` (kept in galleryOrder): the fields derived from it. */
+function galleryChanged(project: ProjectDoc): void {
+  const first = project._gallery[0];
+  const cover = project.cover_image;
+  project.media_count = project._gallery.length;
+  if (!first) project.cover_image = null;
+  else if (cover?.media_id !== first.media_id || cover.key !== first.key)
+    project.cover_image = { media_id: first.media_id, key: first.key };
 }
 
-async function applyOwnEdit(event: Recorded<OwnEditEvent>, current: ProjectDoc | null, ctx: ProjectionContext): Promise<ProjectDoc | null> {
+async function createdProject(event: Recorded<ProjectEventOf<'ProjectCreated'>>, ctx: ProjectionContext): Promise<ProjectDoc> {
   const position = positionNumber(event);
+  const { project_id, at, status, unit_type_ids, location, area_from, area_to, map_embed_html, ...asGiven } = event.data;
+  const created: ProjectDoc = {
+    _id: project_id,
+    id: project_id,
+    ...asGiven,
+    status,
+    published: false,
+    deleted: false,
+    created_at: at,
+    updated_at: at,
+    ...(await bedroomFields(ctx, unit_type_ids)),
+    location: apiLocation(location),
+    map_embed_html: servedMapEmbed(map_embed_html),
+    area_from: roundArea(area_from),
+    area_to: roundArea(area_to),
+    cover_image: null,
+    media_count: 0,
+    floor_plan_count: 0,
+    payment_plan_count: 0,
+    _gallery: [],
+    _search: '',
+    _position: position,
+  };
+  created._search = await projectSearch(ctx, created);
+  return created;
+}
+
+/** An edit of the project itself, other than its creation, to the page's own copy of it. */
+async function applyOwnEdit(
+  event: Recorded<Exclude<OwnEditEvent, { type: 'ProjectCreated' }>>,
+  project: ProjectDoc,
+  ctx: ProjectionContext,
+): Promise<void> {
   switch (event.type) {
-    case 'ProjectCreated': {
-      const { project_id, at, status, unit_type_ids, location, area_from, area_to, map_embed_html, ...asGiven } = event.data;
-      const created: ProjectDoc = {
-        _id: project_id,
-        id: project_id,
-        ...asGiven,
-        status,
-        published: false,
-        deleted: false,
-        created_at: at,
-        updated_at: at,
-        ...(await bedroomFields(ctx, unit_type_ids)),
-        location: apiLocation(location),
-        map_embed_html: servedMapEmbed(map_embed_html),
-        area_from: roundArea(area_from),
-        area_to: roundArea(area_to),
-        cover_image: null,
-        media_count: 0,
-        floor_plan_count: 0,
-        payment_plan_count: 0,
-        _gallery: [],
-        _search: '',
-        _position: position,
-      };
-      return withFields(created, { _search: await projectSearch(ctx, created) });
-    }
-    case 'ProjectRevised': {
-      if (!current) return null;
-      const revised = withFields(current, {
-        ...(await shapedChanges(ctx, event.data.changes)),
-        updated_at: event.data.at,
-        _position: position,
-      });
-      revised._search = await projectSearch(ctx, revised);
-      return revised;
-    }
+    case 'ProjectRevised':
+      setFields(project, await shapedChanges(ctx, event.data.changes));
+      project._search = await projectSearch(ctx, project);
+      break;
     case 'ProjectPublished':
-      return current && withFields(current, { published: true, updated_at: event.data.at, _position: position });
+      project.published = true;
+      break;
     case 'ProjectUnpublished':
-      return current && withFields(current, { published: false, updated_at: event.data.at, _position: position });
+      project.published = false;
+      break;
     case 'ProjectStatusChanged':
-      return current && withFields(current, { status: event.data.status, updated_at: event.data.at, _position: position });
+      project.status = event.data.status;
+      break;
     case 'ProjectDeleted':
-      return current && withFields(current, { deleted: true, published: false, updated_at: event.data.at, _position: position });
+      project.deleted = true;
+      project.published = false;
+      break;
     default:
       return assertNever(event);
   }
+  project.updated_at = event.data.at;
 }
 
 /**
- * Related edits change only the list conveniences; they never move updated_at. One copy of the document
- * per event (see withFields): it has some forty fields and these are the most frequent events of a replay.
+ * Related edits change only the list conveniences, in the page's own copy of the project (the most frequent
+ * events of a replay, for a document of some forty fields); they never move updated_at.
  */
-function applyCollectionEdit(event: Recorded<CollectionEvent>, current: ProjectDoc): ProjectDoc {
-  const position = positionNumber(event);
+function applyCollectionEdit(event: Recorded<CollectionEvent>, project: ProjectDoc): void {
+  const gallery = project._gallery;
   switch (event.type) {
     case 'FloorPlanAdded':
-      return withFields(current, { floor_plan_count: current.floor_plan_count + 1, _position: position });
+      project.floor_plan_count += 1;
+      return;
     case 'FloorPlanRemoved':
-      return withFields(current, { floor_plan_count: Math.max(0, current.floor_plan_count - 1), _position: position });
+      project.floor_plan_count = Math.max(0, project.floor_plan_count - 1);
+      return;
     case 'PaymentPlanAdded':
-      return withFields(current, { payment_plan_count: current.payment_plan_count + 1, _position: position });
+      project.payment_plan_count += 1;
+      return;
     case 'PaymentPlanRemoved':
-      return withFields(current, { payment_plan_count: Math.max(0, current.payment_plan_count - 1), _position: position });
+      project.payment_plan_count = Math.max(0, project.payment_plan_count - 1);
+      return;
     case 'GalleryPictureAdded': {
-      const { media_id, position: order, image } = event.data.picture;
-      const others = current._gallery.filter((entry) => entry.media_id !== media_id);
-      return withGallery(current, [...others, { media_id, position: order, key: image.key }], position);
+      const { media_id, position, image } = event.data.picture;
+      removeFirst(gallery, (entry) => entry.media_id === media_id);
+      insertSorted(gallery, { media_id, position, key: image.key }, galleryOrder);
+      break;
     }
     case 'GalleryPictureRevised': {
       const { media_id, changes } = event.data;
-      const gallery = current._gallery.map((entry) =>
-        entry.media_id === media_id && changes.position !== undefined ? { ...entry, position: changes.position } : entry,
-      );
-      return withGallery(current, gallery, position);
+      if (changes.position === undefined) return;
+      const index = gallery.findIndex((entry) => entry.media_id === media_id);
+      if (index === -1) return;
+      const [revised] = gallery.splice(index, 1);
+      insertSorted(gallery, { ...revised!, position: changes.position }, galleryOrder);
+      break;
     }
     case 'GalleryPictureReplaced': {
-      const { media_id, image } = event.data;
-      return withGallery(
-        current,
-        current._gallery.map((entry) => (entry.media_id === media_id ? { ...entry, key: image.key } : entry)),
-        position,
-      );
+      const index = gallery.findIndex((entry) => entry.media_id === event.data.media_id);
+      if (index !== -1) gallery[index] = { ...gallery[index]!, key: event.data.image.key };
+      break;
     }
     case 'GalleryPictureRemoved':
-      return withGallery(
-        current,
-        current._gallery.filter((entry) => entry.media_id !== event.data.media_id),
-        position,
-      );
+      removeFirst(gallery, (entry) => entry.media_id === event.data.media_id);
+      break;
     default:
       return assertNever(event);
   }
+  galleryChanged(project);
 }
 
 async function applyUnitTypeEvent(event: Recorded<UnitTypeEvent>, ctx: ProjectionContext): Promise<void> {
@@ -459,10 +481,20 @@ export const projectsProjection: Projection<ProjectsEvent> = {
       case 'CommunityRevised':
         return applyNamedReferenceEvent(event, ctx);
       default: {
-        const current = await ctx.get<ProjectDoc>(PROJECTS, event.data.project_id);
+        const id = event.data.project_id;
+        const known = ctx.peek<ProjectDoc>(PROJECTS, id);
+        const current = known === undefined ? await ctx.get<ProjectDoc>(PROJECTS, id) : known;
         if (alreadyApplied(current, event)) return;
-        const next = isOwnEdit(event) ? await applyOwnEdit(event, current, ctx) : current && applyCollectionEdit(event, current);
-        if (next) ctx.put(PROJECTS, next);
+        if (event.type === 'ProjectCreated') {
+          ctx.put(PROJECTS, await createdProject(event, ctx));
+          return;
+        }
+        if (!current) return;
+        const own = ctx.draftKnown(PROJECTS, id, ownProject);
+        const project = (own === undefined ? await ctx.draft(PROJECTS, id, ownProject) : own)!;
+        if (isOwnEdit(event)) await applyOwnEdit(event, project, ctx);
+        else applyCollectionEdit(event, project);
+        project._position = positionNumber(event);
       }
     }
   },

@@ -13,14 +13,22 @@
  * be named in a literal as they are (`__proto__`), or when code cannot be compiled, is copied by a spread.
  */
 export function withFields<Doc extends object>(doc: Doc, fields: Partial<Doc>): Doc {
-  const copy = copyOf(doc) as Record<string, unknown>;
+  return setFields(copyOf(doc) as Doc, fields);
+}
+
+/**
+ * `withFields` in place, for a document of one's own (see ProjectionContext.draft): the document ends with
+ * the keys, order and values the copy would have.
+ */
+export function setFields<Doc extends object>(doc: Doc, fields: Partial<Doc>): Doc {
+  const target = doc as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     // As the spread would: an own data property, even one named __proto__.
     if (key === '__proto__')
-      Object.defineProperty(copy, key, { value: fields[key as keyof Doc], enumerable: true, writable: true, configurable: true });
-    else copy[key] = fields[key as keyof Doc];
+      Object.defineProperty(target, key, { value: fields[key as keyof Doc], enumerable: true, writable: true, configurable: true });
+    else target[key] = fields[key as keyof Doc];
   }
-  return copy as Doc;
+  return doc;
 }
 
 type Copier = (doc: object) => object;

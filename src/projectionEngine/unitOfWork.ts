@@ -399,11 +399,20 @@ export class UnitOfWork implements ProjectionContext {
     this.record(collection, id, null, false);
   }
 
+  peek<T extends Doc = Doc>(collection: string, id: DocId): T | null | undefined {
+    return this.known(collection, id) as T | null | undefined;
+  }
+
   async draft<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): Promise<T | null> {
+    const known = this.draftKnown(collection, id, make);
+    return known === undefined ? this.ownDraft(collection, id, make(await this.get<T>(collection, id))) : known;
+  }
+
+  draftKnown<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): T | null | undefined {
     const pending = this.pending.get(collection, id);
-    const own = pending?.draft ? (pending.doc as T) : make(await this.get<T>(collection, id));
-    if (own) this.record(collection, id, own, true);
-    return own;
+    if (pending?.draft) return this.ownDraft(collection, id, pending.doc as T);
+    const current = pending ? pending.doc : this.flushed.lookup(collection, id);
+    return current === undefined ? undefined : this.ownDraft(collection, id, make(current as T | null));
   }
 
   ops(): WriteOp[] {
@@ -426,9 +435,16 @@ export class UnitOfWork implements ProjectionContext {
     return pending ? pending.doc : this.flushed.lookup(collection, id);
   }
 
+  private ownDraft<T extends Doc>(collection: string, id: DocId, own: T | null): T | null {
+    if (own) this.record(collection, id, own, true);
+    return own;
+  }
+
   private record(collection: string, id: DocId, doc: Doc | null, draft: boolean): void {
     const writes = this.pending.of(collection);
     const previous = writes.get(id);
+    // The same write again, already the last modification: the order of writes stays as it is.
+    if (previous && previous.doc === doc && previous.draft === draft && this.log[this.log.length - 1] === previous) return;
     if (previous) previous.superseded = true;
     const write: PendingWrite = { collection, id, doc, superseded: false, draft };
     writes.set(id, write);

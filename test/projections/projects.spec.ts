@@ -253,6 +253,89 @@ describe('project resources read model', () => {
     });
   });
 
+  it('when pictures and plans are added, revised, replaced and removed in any order, then both documents list them as a full sort would', async () => {
+    let seed = 11;
+    const next = (range: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return Math.floor(seed / 65_536) % range;
+    };
+    const pictures = new Map<number, { caption: string | null; position: number; key: string }>();
+    const floorPlans = new Set<number>();
+    const paymentPlans = new Set<number>();
+    let floorPlanCount = 0;
+    let paymentPlanCount = 0;
+    const events: StreamEvent[] = [projectCreated(1)];
+    for (let step = 1; step <= 120; step++) {
+      const mediaId = 40 + next(8);
+      const planId = 20 + next(5);
+      const key = `k${step}`;
+      switch (next(9)) {
+        case 0:
+        case 1:
+        case 2: {
+          const picture = { caption: next(2) === 0 ? null : `c${step}`, position: next(4), key };
+          pictures.set(mediaId, picture);
+          events.push(projectEvent('GalleryPictureAdded', 1, { picture: { media_id: mediaId, ...picture, image: imageRef(key) } }));
+          break;
+        }
+        case 3: {
+          const changes = next(2) === 0 ? { position: next(4) } : { caption: `r${step}`, position: next(4) };
+          const picture = pictures.get(mediaId);
+          if (picture) pictures.set(mediaId, { ...picture, ...changes });
+          events.push(projectEvent('GalleryPictureRevised', 1, { media_id: mediaId, changes }));
+          break;
+        }
+        case 4: {
+          const picture = pictures.get(mediaId);
+          if (picture) pictures.set(mediaId, { ...picture, key });
+          events.push(projectEvent('GalleryPictureReplaced', 1, { media_id: mediaId, image: imageRef(key) }));
+          break;
+        }
+        case 5:
+          pictures.delete(mediaId);
+          events.push(projectEvent('GalleryPictureRemoved', 1, { media_id: mediaId }));
+          break;
+        case 6:
+          floorPlans.add(planId);
+          floorPlanCount += 1;
+          events.push(
+            projectEvent('FloorPlanAdded', 1, {
+              floor_plan: { floor_plan_id: planId, title: key, unit_type_id: null, area: null, price: null, image: imageRef(key) },
+            }),
+          );
+          break;
+        case 7:
+          paymentPlans.add(planId);
+          paymentPlanCount += 1;
+          events.push(projectEvent('PaymentPlanAdded', 1, { payment_plan: { payment_plan_id: planId, name: key, milestones: [] } }));
+          break;
+        default:
+          floorPlans.delete(planId);
+          paymentPlans.delete(planId);
+          floorPlanCount = Math.max(0, floorPlanCount - 1);
+          paymentPlanCount = Math.max(0, paymentPlanCount - 1);
+          events.push(projectEvent('FloorPlanRemoved', 1, { floor_plan_id: planId }));
+          events.push(projectEvent('PaymentPlanRemoved', 1, { payment_plan_id: planId }));
+      }
+    }
+    const { project, resources } = await projected(events);
+
+    const gallery = [...pictures].map(([id, picture]) => ({ id, ...picture })).sort((a, b) => a.position - b.position || a.id - b.id);
+    const byId = (a: number, b: number) => a - b;
+    expect(gallery.length).toBeGreaterThan(2);
+    expect(await project(1)).toMatchObject({
+      _gallery: gallery.map(({ id, position, key }) => ({ media_id: id, position, key })),
+      media_count: gallery.length,
+      cover_image: { media_id: gallery[0]!.id, key: gallery[0]!.key },
+      floor_plan_count: floorPlanCount,
+      payment_plan_count: paymentPlanCount,
+    });
+    const stored = await resources(1);
+    expect(stored.media.items).toEqual(gallery.map(({ id, caption, position, key }) => ({ id, caption, position, image: imageRef(key) })));
+    expect(stored.floor_plans.map((plan) => plan.id)).toEqual([...floorPlans].sort(byId));
+    expect(stored.payment_plans.map((plan) => plan.id)).toEqual([...paymentPlans].sort(byId));
+  });
+
   it('when items are removed, then they leave the lists; removed video and brochure read null', async () => {
     const { resources } = await projected([
       projectCreated(1),

@@ -54,6 +54,64 @@ describe('drafts of a unit of work (documents changed in place by a projection)'
     expect(await unitOfWork.get('counters', 1)).toEqual({ _id: 1, items: [1, 2] });
   });
 
+  it('when a document is not yet known to the unit of work, then peek and draftKnown answer undefined and make nothing', async () => {
+    const readStore = createEmbeddedReadStore();
+    await readStore.write([{ op: 'put', collection: 'counters', doc: { _id: 1, items: [0] } }]);
+    const unitOfWork = new UnitOfWork(readStore);
+    let copies = 0;
+    const make = (doc: CounterDoc | null) => {
+      copies += 1;
+      return ownCopy(doc);
+    };
+
+    expect(unitOfWork.peek('counters', 1)).toBeUndefined();
+    expect(unitOfWork.draftKnown<CounterDoc>('counters', 1, make)).toBeUndefined();
+    expect(copies).toBe(0);
+    expect(unitOfWork.ops()).toEqual([]);
+
+    expect(await unitOfWork.get('counters', 1)).toEqual({ _id: 1, items: [0] });
+    expect(unitOfWork.peek('counters', 1)).toEqual({ _id: 1, items: [0] });
+    expect(unitOfWork.peek('counters', 2)).toBeUndefined();
+  });
+
+  it('when a known document is drafted without waiting, then it is copied once and the drafts are one object', async () => {
+    const readStore = createEmbeddedReadStore();
+    const flushed = new FreshGenerationDocuments();
+    const unitOfWork = new UnitOfWork(readStore, flushed);
+    expect(await unitOfWork.get('counters', 1)).toBeNull();
+    let copies = 0;
+    const make = (doc: CounterDoc | null) => {
+      copies += 1;
+      return ownCopy(doc);
+    };
+
+    const first = unitOfWork.draftKnown<CounterDoc>('counters', 1, make)!;
+    first.items.push(1);
+    const second = unitOfWork.draftKnown<CounterDoc>('counters', 1, make)!;
+    second.items.push(2);
+    const third = (await unitOfWork.draft<CounterDoc>('counters', 1, make))!;
+
+    expect(copies).toBe(1);
+    expect(second).toBe(first);
+    expect(third).toBe(first);
+    expect(unitOfWork.peek('counters', 1)).toBe(first);
+    expect(unitOfWork.ops()).toEqual([{ op: 'put', collection: 'counters', doc: { _id: 1, items: [1, 2] } }]);
+  });
+
+  it('when a draft is drafted again after another write, then it is written after that write', async () => {
+    const unitOfWork = new UnitOfWork(createEmbeddedReadStore(), new FreshGenerationDocuments());
+    await unitOfWork.get('counters', 1);
+    unitOfWork.draftKnown<CounterDoc>('counters', 1, ownCopy);
+    unitOfWork.draftKnown<CounterDoc>('counters', 1, ownCopy);
+    unitOfWork.put('others', { _id: 1 });
+    unitOfWork.draftKnown<CounterDoc>('counters', 1, ownCopy)!.items.push(3);
+
+    expect(unitOfWork.ops()).toEqual([
+      { op: 'put', collection: 'others', doc: { _id: 1 } },
+      { op: 'put', collection: 'counters', doc: { _id: 1, items: [3] } },
+    ]);
+  });
+
   it('when make returns null, then nothing is written', async () => {
     const unitOfWork = new UnitOfWork(createEmbeddedReadStore());
     expect(await unitOfWork.draft('counters', 1, () => null)).toBeNull();

@@ -3,6 +3,7 @@ import { evolveDeveloper, type Developer, type DeveloperEvent } from '../src/cat
 import {
   projectEventTypes,
   type ProjectEvent,
+  type ProjectEventOf,
   type ProjectFields,
   type ProjectNature,
   type ProjectStatus,
@@ -19,6 +20,7 @@ import {
   type ProjectionContext,
   type Recorded,
 } from '../src/projectionEngine/projection.js';
+import { withFields } from '../src/projectionEngine/docCopy.js';
 import type { IndexSpec } from '../src/readStore/readStore.js';
 import { foldRecord, type AdminRecord, type AdminRecordKind } from './adminRecords.js';
 import { searchText } from './shared/apiShape.js';
@@ -119,53 +121,86 @@ async function projectSearch(ctx: ProjectionContext, project: Pick<AdminProjectD
   return searchText(project.name, project.slug, developer?.name, community?.name);
 }
 
-function summaryOf(fields: ProjectSummaryFields): ProjectSummaryFields {
-  const { name, slug, developer_id, state_id, community_id, sub_community_id, nature } = fields;
-  return { name, slug, developer_id, state_id, community_id, sub_community_id, nature };
+/**
+ * A copy of the stored project that the unit of work may change in place (see ProjectionContext.draft): a
+ * project's events come in runs, and copying its document on each made most of this projection's garbage.
+ */
+const ownProject = (stored: AdminProjectDoc | null): AdminProjectDoc | null => stored && withFields(stored, {});
+
+async function createdProject(event: Recorded<ProjectEventOf<'ProjectCreated'>>, ctx: ProjectionContext): Promise<AdminProjectDoc> {
+  const { project_id, name, slug, developer_id, state_id, community_id, sub_community_id, nature, status, at } = event.data;
+  return {
+    _id: project_id,
+    id: project_id,
+    name,
+    slug,
+    developer_id,
+    state_id,
+    community_id,
+    sub_community_id,
+    nature,
+    status,
+    published: false,
+    deleted: false,
+    created_at: at,
+    updated_at: at,
+    _search: await projectSearch(ctx, { name, slug, developer_id, community_id }),
+    revision: event.revision,
+    edited_at: at,
+    _position: positionNumber(event),
+  };
 }
 
-function summaryChanges(changes: Partial<ProjectFields>): Partial<ProjectSummaryFields> {
-  return Object.fromEntries(PROJECT_SUMMARY_FIELDS.flatMap((field) => (changes[field] === undefined ? [] : [[field, changes[field]]])));
-}
-
-/** The project after one event of its stream, or null for an event of a project never created. */
-async function nextProject(current: AdminProjectDoc | null, event: Recorded<ProjectEvent>, ctx: ProjectionContext) {
-  const at = event.data.at;
-  const stamp = { revision: event.revision, edited_at: at, _position: positionNumber(event) };
+/** Applies one event of a project's stream; an event of a project never created changes nothing. */
+async function applyProjectEvent(event: Recorded<ProjectEvent>, ctx: ProjectionContext): Promise<void> {
+  const projectId = event.data.project_id;
+  const current = await ctx.get<AdminProjectDoc>(ADMIN_PROJECTS, projectId);
+  if (alreadyApplied(current, event)) return;
   if (event.type === 'ProjectCreated') {
-    const { project_id, status } = event.data;
-    const created: AdminProjectDoc = {
-      _id: project_id,
-      id: project_id,
-      ...summaryOf(event.data),
-      status,
-      published: false,
-      deleted: false,
-      created_at: at,
-      updated_at: at,
-      _search: '',
-      ...stamp,
-    };
-    return { ...created, _search: await projectSearch(ctx, created) };
+    const created = await createdProject(event, ctx);
+    if (current) ctx.put(ADMIN_PROJECTS, created);
+    else await ctx.draft<AdminProjectDoc>(ADMIN_PROJECTS, projectId, () => created);
+    return;
   }
-  if (!current) return null;
+  if (!current) return;
+  const project = (await ctx.draft<AdminProjectDoc>(ADMIN_PROJECTS, projectId, ownProject))!;
+  const at = event.data.at;
   switch (event.type) {
     case 'ProjectRevised': {
-      const revised = { ...current, ...summaryChanges(event.data.changes), updated_at: at, ...stamp };
-      return { ...revised, _search: await projectSearch(ctx, revised) };
+      const { changes } = event.data;
+      for (const field of PROJECT_SUMMARY_FIELDS) {
+        if (changes[field] !== undefined) (project as Record<string, unknown>)[field] = changes[field];
+      }
+      project.updated_at = at;
+      break;
     }
     case 'ProjectPublished':
-      return { ...current, published: true, updated_at: at, ...stamp };
+      project.published = true;
+      project.updated_at = at;
+      break;
     case 'ProjectUnpublished':
-      return { ...current, published: false, updated_at: at, ...stamp };
+      project.published = false;
+      project.updated_at = at;
+      break;
     case 'ProjectStatusChanged':
-      return { ...current, status: event.data.status, updated_at: at, ...stamp };
+      project.status = event.data.status;
+      project.updated_at = at;
+      break;
     case 'ProjectDeleted':
-      return { ...current, deleted: true, published: false, updated_at: at, ...stamp };
+      project.deleted = true;
+      project.published = false;
+      project.updated_at = at;
+      break;
     default:
       // An edit of one of the project's collections: a new revision of the same summary.
-      return { ...current, ...stamp };
+      break;
   }
+  project.revision = event.revision;
+  project.edited_at = at;
+  project._position = positionNumber(event);
+  // A revision may rename the project or move it; the names it takes from its developer and community are
+  // read again too, as they were before this projection changed documents in place.
+  if (event.type === 'ProjectRevised') project._search = await projectSearch(ctx, project);
 }
 
 /** A renamed developer or community reaches the search text of every project that names it. */
@@ -177,9 +212,12 @@ async function renameReachesProjects(
   const named: Record<string, number> =
     event.type === 'DeveloperRevised' ? { developer_id: event.data.developer_id } : { community_id: event.data.community_id };
   // Each is checked on its own, since a write interrupted half-way may have stored some of them already.
-  for (const project of await ctx.find<AdminProjectDoc>(ADMIN_PROJECTS, named)) {
-    if (alreadyApplied(project, event)) continue;
-    ctx.put(ADMIN_PROJECTS, { ...project, _search: await projectSearch(ctx, project), _position: positionNumber(event) });
+  for (const found of await ctx.find<AdminProjectDoc>(ADMIN_PROJECTS, named)) {
+    if (alreadyApplied(found, event)) continue;
+    const search = await projectSearch(ctx, found);
+    const project = (await ctx.draft<AdminProjectDoc>(ADMIN_PROJECTS, found._id, ownProject))!;
+    project._search = search;
+    project._position = positionNumber(event);
   }
 }
 
@@ -274,13 +312,8 @@ export const adminCatalogueProjection: Projection<AdminCatalogueEvent> = {
       case 'UnitTypeRevised':
         await foldRecord(unitTypeKind, event, ctx);
         return;
-      default: {
-        const current = await ctx.get<AdminProjectDoc>(ADMIN_PROJECTS, event.data.project_id);
-        if (alreadyApplied(current, event)) return;
-        const next = await nextProject(current, event, ctx);
-        if (next) ctx.put(ADMIN_PROJECTS, next);
-        return;
-      }
+      default:
+        return applyProjectEvent(event, ctx);
     }
   },
 };

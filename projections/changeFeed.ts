@@ -1,5 +1,6 @@
 import { assertNever } from '../src/domain/decider.js';
 import { changeFeedRelatedEventTypes, projectOwnEditEventTypes, type ProjectEventOf } from '../src/catalogue/project.js';
+import { withFields } from '../src/projectionEngine/docCopy.js';
 import {
   alreadyApplied,
   positionNumber,
@@ -116,14 +117,20 @@ function publicationAfter(event: Recorded<ReportedEvent>, current: Publication |
 
 const later = (left: string | undefined, right: string): string => (left !== undefined && left > right ? left : right);
 
-/** The feed fields that follow from the publication and the removals. */
-function placeInFeed(summary: ProjectChangeSummaryDoc): void {
+/**
+ * The feed fields that follow from the publication and the removals. `left_community_ids` follows from the
+ * removals and the feed's community only, so it is listed again only when one of them changed: most events
+ * change neither, and a list made per event was garbage at once.
+ */
+function placeInFeed(summary: ProjectChangeSummaryDoc, withdrawn: boolean): void {
   const lastWithdrawal = summary.withdrawals.at(-1);
+  const feedCommunityId = summary.published ? summary.community_id : (lastWithdrawal?.community_id ?? null);
   summary.feed_at = summary.published ? summary.changed_at : (lastWithdrawal?.changed_at ?? null);
-  summary.feed_community_id = summary.published ? summary.community_id : (lastWithdrawal?.community_id ?? null);
+  if (!withdrawn && feedCommunityId === summary.feed_community_id) return;
+  summary.feed_community_id = feedCommunityId;
   summary.left_community_ids = summary.withdrawals
     .map((withdrawal) => withdrawal.community_id)
-    .filter((communityId) => communityId !== summary.feed_community_id);
+    .filter((communityId) => communityId !== feedCommunityId);
 }
 
 /** The summary as changed by an event not applied to it yet; `withdrawnFrom` is the community it left, if any. */
@@ -144,14 +151,31 @@ function changeSummary(
     ];
   }
   summary._position = entry.position;
-  placeInFeed(summary);
+  placeInFeed(summary, withdrawnFrom !== null);
 }
 
 /**
  * A copy of the stored summary that the unit of work may change in place (see ProjectionContext.draft):
- * changeSummary writes into `kinds` and replaces the arrays.
+ * changeSummary writes into `kinds` and replaces the arrays, which the copy therefore shares.
  */
-const ownCopy = (summary: ProjectChangeSummaryDoc): ProjectChangeSummaryDoc => ({ ...summary, kinds: { ...summary.kinds } });
+const ownCopy = (stored: ProjectChangeSummaryDoc | null): ProjectChangeSummaryDoc | null =>
+  stored && withFields(stored, { kinds: { ...stored.kinds } });
+
+/** The summary of a project's first reported event, before changeSummary applies it. */
+function firstSummary(projectId: number, position: number, publication: Publication, changedAt: string): ProjectChangeSummaryDoc {
+  return {
+    _id: projectId,
+    _position: position,
+    published: publication.published,
+    community_id: publication.community_id,
+    kinds: {},
+    changed_at: changedAt,
+    withdrawals: [],
+    feed_at: null,
+    feed_community_id: null,
+    left_community_ids: [],
+  };
+}
 
 /**
  * The change feed's index (GET /projects/changes) in two shapes. The entries: every reported change of a
@@ -225,21 +249,12 @@ export const changeFeedProjection: Projection<ReportedEvent> = {
     };
     ctx.put(PROJECT_CHANGES, entry);
     if (!publication) return;
-    const summary = await ctx.draft<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, (stored) =>
-      stored
-        ? ownCopy(stored)
-        : {
-            _id: projectId,
-            _position: position,
-            ...publication,
-            kinds: {},
-            changed_at: entry.changed_at,
-            withdrawals: [],
-            feed_at: null,
-            feed_community_id: null,
-            left_community_ids: [],
-          },
-    );
+    // The stored summary's copy is made by a function made once, not by a closure per event.
+    const summary = current
+      ? await ctx.draft<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, ownCopy)
+      : await ctx.draft<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, () =>
+          firstSummary(projectId, position, publication, entry.changed_at),
+        );
     changeSummary(summary!, entry, publication, withdrawnFrom);
   },
 };

@@ -120,11 +120,13 @@ function showing(current: MediaAddress | null, images: readonly SlottedImage[]):
     width: image.width,
     height: image.height,
   }));
+  // A media id's first pictures, the common case, have nothing to leave.
+  if (!current || (current.current.length === 0 && current.earlier.length === 0)) return { current: next, earlier: [] };
   const shown = new Set(next.map((image) => image.key));
-  const left = (current?.current ?? []).filter((image) => !shown.has(image.key));
+  const left = current.current.filter((image) => !shown.has(image.key));
   const leftKeys = new Set(left.map((image) => image.key));
   const earlier: EarlierImage[] = [
-    ...(current?.earlier ?? []).filter((image) => !shown.has(image.key) && !leftKeys.has(image.key)),
+    ...current.earlier.filter((image) => !shown.has(image.key) && !leftKeys.has(image.key)),
     // The same picture on two plates leaves once.
     ...left
       .filter((image, index) => left.findIndex((other) => other.key === image.key) === index)
@@ -265,12 +267,13 @@ function change(event: Recorded<Exclude<MediaAddressEvent, ProjectEventOf<'Proje
 }
 
 /** A copy whose arrays are its own, to change in place (the addresses in them are shared and replaced, never changed). */
-const ownCopy = (doc: MediaAddressesDoc): MediaAddressesDoc => ({
-  _id: doc._id,
-  media_ids: [...doc.media_ids],
-  addresses: [...doc.addresses],
-  _position: doc._position,
-});
+const ownCopy = (doc: MediaAddressesDoc | null): MediaAddressesDoc | null =>
+  doc && {
+    _id: doc._id,
+    media_ids: [...doc.media_ids],
+    addresses: [...doc.addresses],
+    _position: doc._position,
+  };
 
 /**
  * What each image address (`{base}/media/{media_id}/{key}...`, queries/mediaFiles.ts) shows: every picture the
@@ -309,7 +312,7 @@ export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
       const owner = ownerId('project', event.data.project_id);
       const current = await ctx.get<MediaAddressesDoc>(MEDIA_ADDRESSES, owner);
       if (!current || alreadyApplied(current, event)) return;
-      const doc = (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, owner, (stored) => stored && ownCopy(stored)))!;
+      const doc = (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, owner, ownCopy))!;
       doc.addresses = doc.addresses.map((address) => showing(address, []));
       doc._position = positionNumber(event);
       return;
@@ -320,9 +323,15 @@ export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
     if (alreadyApplied(current, event)) return;
     const index = current ? current.media_ids.indexOf(changed.mediaId) : -1;
     if (index === -1 && changed.onlyIfKnown) return;
-    const doc = (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, (stored) =>
-      stored ? ownCopy(stored) : { _id: changed.owner, media_ids: [], addresses: [], _position: 0 },
-    ))!;
+    // The stored document's copy is made by a function made once, not by a closure per event.
+    const doc = current
+      ? (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, ownCopy))!
+      : (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, () => ({
+          _id: changed.owner,
+          media_ids: [],
+          addresses: [],
+          _position: 0,
+        })))!;
     if (index === -1) {
       doc.media_ids.push(changed.mediaId);
       doc.addresses.push(showing(null, changed.images));

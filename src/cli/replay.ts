@@ -74,7 +74,8 @@ async function replay(config: Config, projections: readonly Projection[], logger
     const result = await rebuildProjections({ ...stores, projections, onProgress: (update) => progress.update(update) });
     progress.stop();
     process.stdout.write(
-      `replayed ${result.events.toLocaleString('en-US')} events into ${projections.length} read model(s) ` +
+      `replayed ${result.events.toLocaleString('en-US')} events (${result.projected.toLocaleString('en-US')} of them projected, ` +
+        `the others of types these read models do not handle) into ${projections.length} read model(s) ` +
         `(${projections.map((projection) => projection.name).join(', ')}) in ${result.seconds.toFixed(1)} s ` +
         `= ${Math.round(result.eventsPerSecond).toLocaleString('en-US')} events/s; swapped in\n`,
     );

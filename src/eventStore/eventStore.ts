@@ -105,16 +105,33 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/** One page of a read-ahead (LogReadAhead). */
+export interface LogPage {
+  /** The page's events, of the types asked for, in log order. */
+  events: RecordedEvent[];
+  /**
+   * How far the page read the log: its last event's position, or the position of the last event it
+   * stepped over when the events after that one were of other types (up to the head it read); the
+   * `after` of the read when it found nothing new. A consumer's checkpoint for the page.
+   */
+  position: bigint;
+  /** Events of the log the page covers, of any type: the events it read and those it stepped over. */
+  covered: number;
+}
+
 /**
  * A capability an event store may have besides the port (the embedded SQLite store has it): a reader of
- * the whole log ahead of its consumer, which a rebuild uses instead of paging with readAll.
- * Pages come in log order; the last one is empty (the head was reached when it was read). Stopping early
- * (`return`, or leaving a for-await loop) ends the reading. The events may be class instances whose fields
- * are getters (spread or clone them field by field), holding their page's text, which a consumer keeping
- * one of them or of its strings keeps alive.
+ * the whole log ahead of its consumer, which a rebuild uses instead of paging with readAll. With `types`,
+ * it reads only the events of those types, as EventStoreDB's server-side filter of $all does, and steps
+ * over the others where they are stored (the rebuild's projections handle under two thirds of the log).
+ * Pages come in log order, each with at most `pageSize` events; one has fewer only when it read up to the
+ * head. The last page covers nothing (the head was reached when it was read). Stopping early (`return`,
+ * or leaving a for-await loop) ends the reading. The events may be class instances whose fields are
+ * getters (spread or clone them field by field), holding their page's text, which a consumer keeping one
+ * of them or of its strings keeps alive.
  */
 export interface LogReadAhead {
-  readAllAhead(options: { after?: bigint; pageSize: number }): AsyncGenerator<RecordedEvent[], void, undefined>;
+  readAllAhead(options: { after?: bigint; pageSize: number; types?: Iterable<string> }): AsyncGenerator<LogPage, void, undefined>;
 }
 
 /** Refuses, before anything is written, an append of no events to any of the streams (RangeError). */

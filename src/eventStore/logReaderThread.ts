@@ -11,7 +11,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { EventRow } from './sqliteEventStore.js';
-import type { LogReaderSettings, ReadPage, ReaderMessage } from './logReaderProtocol.js';
+import { positionReadTo, type LogReaderSettings, type ReadPage, type ReaderMessage } from './logReaderProtocol.js';
 
 if (!parentPort) throw new Error('logReaderThread.ts runs as a worker thread');
 const port = parentPort;
@@ -28,15 +28,19 @@ if (process.platform === 'linux') {
 }
 const db = new Database(settings.file, { readonly: true, fileMustExist: true });
 db.pragma(`busy_timeout = ${settings.busyTimeoutMs}`);
-const select = db.prepare<[number, number], EventRow>(settings.sql).raw(true);
+const select = db.prepare<unknown[], EventRow>(settings.sql).raw(true);
+const selectHead = db.prepare<[], number | null>(settings.headSql).pluck();
+const { pageSize, types } = settings;
 let after = settings.after;
 let ended = false;
 const typeCodes = new Map<string, number>();
 
 function readPage(): ReadPage {
-  const rows = select.all(after, settings.pageSize);
-  if (rows.length === 0) ended = true;
-  else after = rows[rows.length - 1]![6];
+  const head = selectHead.get() ?? 0;
+  const rows = head <= after ? [] : select.all(after, head, ...(types ?? []), pageSize);
+  const position = positionReadTo(after, head, rows.length, rows.at(-1)?.[6], pageSize);
+  if (position === after) ended = true;
+  after = position;
   const newTypes: string[] = [];
   const parts = new Array<string>(rows.length * 5);
   const ends = new Int32Array(rows.length * 5);
@@ -70,7 +74,7 @@ function readPage(): ReadPage {
     length += row[7].length;
     ends[at + 4] = length;
   }
-  return { count: rows.length, newTypes, text: parts.join(''), ends, numbers };
+  return { count: rows.length, newTypes, text: parts.join(''), ends, numbers, position };
 }
 
 port.on('message', (credits: number) => {

@@ -7,6 +7,7 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
+  type LogPage,
   type LogReadAhead,
   type NewEvent,
   type RecordedEvent,
@@ -15,7 +16,7 @@ import {
   type SubscribeToAllOptions,
   type Subscription,
 } from './eventStore.js';
-import type { LogReaderSettings, ReadPage, ReaderMessage } from './logReaderProtocol.js';
+import { positionReadTo, type LogReaderSettings, type ReadPage, type ReaderMessage } from './logReaderProtocol.js';
 import { RecentEvents } from './recentEvents.js';
 
 export const DEFAULT_READ_ALL_PAGE_SIZE = 1000;
@@ -61,6 +62,19 @@ export type EventRow = [
 const EMPTY_METADATA = '{}';
 
 export const SELECT_ALL_AFTER = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
+export const SELECT_HEAD_POSITION = 'SELECT MAX(position) FROM events';
+/** A read-ahead page (see LogReaderSettings.sql): every type. */
+export const SELECT_PAGE = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`;
+/**
+ * A read-ahead page of `count` types, bound one by one after the head. SQLite still walks the rowids in
+ * order (no sort, no index on type: the types asked for are most of the log) and looks each row's type up
+ * in the list; the other rows' payloads are never made into strings. A list of placeholders cost SQLite a
+ * fifth less than the same types as one JSON array (`IN (SELECT value FROM json_each(?))`).
+ */
+export function selectPageOfTypes(count: number): string {
+  const list = Array.from({ length: count }, () => '?').join(', ');
+  return `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? AND type IN (${list}) ORDER BY position LIMIT ?`;
+}
 
 function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
@@ -159,12 +173,18 @@ function eventsOf(page: ReadPage, types: string[]): RecordedEvent[] {
   return events;
 }
 
+/** The SELECT of a read-ahead page: of the given types, or of every type. */
+function selectPageSql(types: readonly string[] | null): string {
+  return types === null ? SELECT_PAGE : selectPageOfTypes(types.length);
+}
+
 /** Pages of the log from a read-ahead thread on `file` (see logReaderThread.ts). */
-async function* readAheadInWorker(file: string, after: bigint, pageSize: number): AsyncGenerator<RecordedEvent[]> {
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a whole number >= 1, got ${pageSize}`);
+async function* readAheadInWorker(file: string, after: bigint, pageSize: number, types: string[] | null): AsyncGenerator<LogPage> {
   const settings: LogReaderSettings = {
     file,
-    sql: SELECT_ALL_AFTER,
+    sql: selectPageSql(types),
+    headSql: SELECT_HEAD_POSITION,
+    types,
     busyTimeoutMs: BUSY_TIMEOUT_MS,
     after: Number(after),
     pageSize,
@@ -172,7 +192,8 @@ async function* readAheadInWorker(file: string, after: bigint, pageSize: number)
   };
   const worker = startTypeScriptWorker(LOG_READER_THREAD, { workerData: settings });
   const received: ReaderMessage[] = [];
-  const types: string[] = [];
+  const typeOfCode: string[] = [];
+  let readTo = after;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
   const woken = () => {
@@ -201,10 +222,12 @@ async function* readAheadInWorker(file: string, after: bigint, pageSize: number)
         continue;
       }
       if ('error' in message) throw new Error(message.error);
-      const page = eventsOf(message, types);
-      if (page.length > 0) worker.postMessage(1);
-      yield page;
-      if (page.length === 0) return;
+      const position = BigInt(message.position);
+      const covered = Number(position - readTo);
+      readTo = position;
+      if (covered > 0) worker.postMessage(1);
+      yield { events: eventsOf(message, typeOfCode), position, covered };
+      if (covered === 0) return;
     }
   } finally {
     await worker.terminate();
@@ -253,7 +276,7 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
     )
     .raw(true);
   const selectAllAfter = db.prepare<[bigint, number], EventRow>(SELECT_ALL_AFTER).raw(true);
-  const selectHeadPosition = db.prepare<[], number | null>('SELECT MAX(position) FROM events').pluck();
+  const selectHeadPosition = db.prepare<[], number | null>(SELECT_HEAD_POSITION).pluck();
   const selectOne = db.prepare<[], number>('SELECT 1').pluck();
 
   /**
@@ -314,12 +337,16 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
   }
 
   /** An in-memory database has no file another connection could open. */
-  async function* readAheadOnThisThread(after: bigint, pageSize: number): AsyncGenerator<RecordedEvent[]> {
-    for (let position = after; ;) {
-      const page = readAllAfter(position, pageSize);
-      yield page;
-      if (page.length === 0) return;
-      position = page.at(-1)!.position;
+  async function* readAheadOnThisThread(after: bigint, pageSize: number, types: string[] | null): AsyncGenerator<LogPage> {
+    const select = db.prepare<unknown[], EventRow>(selectPageSql(types)).raw(true);
+    for (let readTo = Number(after); ;) {
+      const head = selectHeadPosition.get() ?? 0;
+      const rows = head <= readTo ? [] : select.all(readTo, head, ...(types ?? []), pageSize);
+      const position = positionReadTo(readTo, head, rows.length, rows.at(-1)?.[6], pageSize);
+      const covered = position - readTo;
+      readTo = position;
+      yield { events: rows.map(toRecordedEvent), position: BigInt(position), covered };
+      if (covered === 0) return;
     }
   }
 
@@ -415,9 +442,11 @@ export function createSqliteEventStore(options: { file: string }): SqliteEventSt
       return readAllAfter(options?.after ?? 0n, options?.maxCount ?? DEFAULT_READ_ALL_PAGE_SIZE);
     },
 
-    readAllAhead({ after = 0n, pageSize }) {
-      if (db.memory) return readAheadOnThisThread(after, pageSize);
-      return readAheadInWorker(options.file, after, pageSize);
+    readAllAhead({ after = 0n, pageSize, types }) {
+      if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a whole number >= 1, got ${pageSize}`);
+      const typesAsked = types === undefined ? null : [...new Set(types)];
+      if (db.memory) return readAheadOnThisThread(after, pageSize, typesAsked);
+      return readAheadInWorker(options.file, after, pageSize, typesAsked);
     },
 
     async headPosition() {

@@ -1,9 +1,10 @@
-import type { EventStore, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
+import type { EventStore, LogPage, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
 import type { Checkpoint, GenerationStore, ReadStore } from '../readStore/readStore.js';
 import { checkpointNameOf, type Projection } from './projection.js';
 import { FreshGenerationDocuments, HeldWrites, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 
 export interface RebuildProgress {
+  /** Events of the log covered so far, of any type (see RebuildResult.events). */
   processed: number;
   /** Estimated from log positions; exact for the embedded store, whose positions count events. */
   total: number;
@@ -29,8 +30,15 @@ export interface RebuildOptions {
 }
 
 export interface RebuildResult {
+  /**
+   * Events of the log the rebuild covered, up to the head: those the projections handle and those it
+   * stepped over (a store that reads ahead reads only the types the projections handle).
+   */
   events: number;
+  /** Of those, the events that some projection handles, which were read and applied. */
+  projected: number;
   seconds: number;
+  /** `events` per second. */
   eventsPerSecond: number;
 }
 
@@ -63,8 +71,11 @@ interface GenerationTarget {
  * Rebuilds projections from the start of the log into fresh generations (blue/green): the global log is
  * read once, in large pages, and every page feeds every selected projection, which writes it with its
  * checkpoint in one write (holding back the documents that later pages may change again, see HeldWrites,
- * until the bound or the end of the log releases them). Reading goes on until a page comes back empty, so the generations have caught
- * up with the head when they are promoted, all together; on any error they are discarded and the live
+ * until the bound or the end of the log releases them). Only the events the projections handle are read,
+ * where the store can (LogReadAhead). Reading goes on until a page covers nothing new, so the generations
+ * have caught up with the head when they are promoted, all together: every projection's checkpoint is
+ * then how far the last page read, the head, even when the log ends with events that no projection
+ * handles, so that no lag of head minus checkpoint stays. On any error they are discarded and the live
  * models were never touched. A projector running elsewhere notices the promoted checkpoints and resumes
  * from them.
  */
@@ -76,7 +87,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
   const elapsedSeconds = () => (performance.now() - started) / 1000;
 
   // Asked for first, so that a reader thread starts up while the generations are prepared.
-  const pages = pagesOf(eventStore, batchSize);
+  const pages = pagesOf(eventStore, batchSize, new Set(projections.flatMap((projection) => projection.handles)));
   const firstPage = pages.next();
   // Awaited once the generations are ready; if preparing them fails first, its rejection must not go unhandled.
   firstPage.catch(() => undefined);
@@ -109,31 +120,30 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
     const router = new EventRouter(targets);
     const head = await eventStore.headPosition();
     let processed = 0;
-    let firstPosition: bigint | null = null;
     let lastPosition: bigint | null = null;
     for (let next = await firstPage; !next.done; next = await pages.next()) {
       signal?.throwIfAborted();
-      const page = next.value;
+      const { events: page, position, covered } = next.value;
+      if (covered === 0) break;
       const last = page.at(-1);
-      if (!last) break;
       const shares = router.split(page);
-      for (const [index, target] of targets.entries()) {
-        // The whole page's share was routed above; the halves of a failed page pick their own.
+      for (const [index, target] of last ? targets.entries() : []) {
+        // The whole page's share was routed above; the halves of a failed page pick their own. The page's
+        // checkpoint is how far it read, past its last event when the events after it were not read.
         await projectHalvingOnFailure(page, (events) =>
           projectEvents(
             target,
             events === page ? shares[index]! : events.filter((event) => target.handled.has(event.type)),
-            events.at(-1)!.position,
+            events.at(-1) === last ? position : events.at(-1)!.position,
           ),
         );
       }
-      processed += page.length;
-      firstPosition ??= page[0]!.position;
-      lastPosition = last.position;
+      processed += covered;
+      lastPosition = position;
       if (onProgress) {
         onProgress({
           processed,
-          total: estimateTotal(processed, firstPosition, last.position, head),
+          total: estimateTotal(processed, position, head),
           eventsPerSecond: processed / Math.max(elapsedSeconds(), 1e-9),
         });
       }
@@ -151,7 +161,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
       target.promoted = true;
     }
     const seconds = elapsedSeconds();
-    return { events: processed, seconds, eventsPerSecond: processed / Math.max(seconds, 1e-9) };
+    return { events: processed, projected: router.routed, seconds, eventsPerSecond: processed / Math.max(seconds, 1e-9) };
   } catch (error) {
     const unpromoted = targets.filter((target) => !target.promoted);
     await Promise.allSettled(unpromoted.map(({ generation }) => generation.discard()));
@@ -162,25 +172,27 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
 }
 
 /**
- * The whole log in pages, the last one empty. A store that can read ahead on another thread does (see
- * LogReadAhead); otherwise the next page is read while this one is projected, which overlaps I/O with
- * work on a remote event store.
+ * The whole log in pages, the last one covering nothing. A store that can read ahead on another thread
+ * does (see LogReadAhead), reading only the `types` the projections handle; otherwise every event is read,
+ * and the next page while this one is projected, which overlaps I/O with work on a remote event store.
  */
-async function* pagesOf(eventStore: EventStore, batchSize: number): AsyncGenerator<RecordedEvent[], void, undefined> {
+async function* pagesOf(eventStore: EventStore, batchSize: number, types: ReadonlySet<string>): AsyncGenerator<LogPage, void, undefined> {
   const readsAhead = eventStore as EventStore & Partial<LogReadAhead>;
   if (readsAhead.readAllAhead) {
-    yield* readsAhead.readAllAhead({ pageSize: batchSize });
+    yield* readsAhead.readAllAhead({ pageSize: batchSize, types });
     return;
   }
-  let page = await eventStore.readAll({ maxCount: batchSize });
+  let events = await eventStore.readAll({ maxCount: batchSize });
+  let position = 0n;
   for (;;) {
-    const last = page.at(-1);
+    const last = events.at(-1);
     const nextPage = last && eventStore.readAll({ after: last.position, maxCount: batchSize });
     // Awaited once this page is projected; if projecting it fails first, its rejection must not go unhandled.
     nextPage?.catch(() => undefined);
-    yield page;
+    position = last?.position ?? position;
+    yield { events, position, covered: events.length };
     if (!nextPage) return;
-    page = await nextPage;
+    events = await nextPage;
   }
 }
 
@@ -190,6 +202,8 @@ async function* pagesOf(eventStore: EventStore, batchSize: number): AsyncGenerat
  */
 class EventRouter {
   private readonly routes = new Map<string, number[]>();
+  /** Events split so far that some target handles. */
+  routed = 0;
 
   constructor(private readonly targets: readonly GenerationTarget[]) {}
 
@@ -201,6 +215,7 @@ class EventRouter {
         route = this.targets.flatMap((target, index) => (target.handled.has(event.type) ? [index] : []));
         this.routes.set(event.type, route);
       }
+      if (route.length > 0) this.routed += 1;
       for (const index of route) shares[index]!.push(event);
     }
     return shares;
@@ -226,8 +241,8 @@ async function projectEvents(target: GenerationTarget, handled: readonly Recorde
   unitOfWork.committed();
 }
 
-function estimateTotal(processed: number, first: bigint, last: bigint, head: bigint | null): number {
+/** From the positions read to so far (`last`, from the start of the log) and the head's. */
+function estimateTotal(processed: number, last: bigint, head: bigint | null): number {
   if (head === null || head <= last) return processed;
-  const span = Number(last - first) + 1;
-  return Math.round(processed + (Number(head - last) * processed) / span);
+  return Math.round(processed + (Number(head - last) * processed) / Math.max(Number(last), 1));
 }

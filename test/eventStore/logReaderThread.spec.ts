@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { LogReaderSettings, ReaderMessage, ReadPage } from '../../src/eventStore/logReaderProtocol.js';
-import { createSqliteEventStore, LOG_READER_THREAD, SELECT_ALL_AFTER } from '../../src/eventStore/sqliteEventStore.js';
+import {
+  createSqliteEventStore,
+  LOG_READER_THREAD,
+  SELECT_HEAD_POSITION,
+  SELECT_PAGE,
+  selectPageOfTypes,
+} from '../../src/eventStore/sqliteEventStore.js';
 import { startTypeScriptWorker } from '../../src/typeScriptWorker.js';
 
 const tempDir = mkdtempSync(join(tmpdir(), 'log-reader-thread-'));
@@ -27,8 +33,17 @@ async function aLogOf(events: Array<{ stream: string; type: string; data: object
   return file;
 }
 
-function startReader(file: string, pageSize: number): Worker {
-  const settings: LogReaderSettings = { file, busyTimeoutMs: 5000, sql: SELECT_ALL_AFTER, after: 0, pageSize, niceness: 10 };
+function startReader(file: string, pageSize: number, types?: string[]): Worker {
+  const settings: LogReaderSettings = {
+    file,
+    busyTimeoutMs: 5000,
+    sql: types ? selectPageOfTypes(types.length) : SELECT_PAGE,
+    headSql: SELECT_HEAD_POSITION,
+    types: types ?? null,
+    after: 0,
+    pageSize,
+    niceness: 10,
+  };
   const worker = startTypeScriptWorker(LOG_READER_THREAD, { workerData: settings });
   started.push(worker);
   return worker;
@@ -79,9 +94,31 @@ describe('the log reader thread', () => {
       ['Created-{"n":1}', '{"n":1}', '{}', 'a-1'],
       ['Renamed-{"n":"é"}', '{"n":"é"}', '{}', 'b-1'],
     ]);
+    expect(first!.position).toBe(2);
     expect(second!.count).toBe(1);
     expect(second!.newTypes).toEqual([]);
     expect([...second!.numbers]).toEqual([0, 1, 3]);
-    expect(head!.count).toBe(0);
+    expect(second!.position).toBe(3);
+    expect([head!.count, head!.position]).toEqual([0, 3]);
+  });
+
+  it('when it is given types, then it sends only their rows, each page read up to its last row or the head', async () => {
+    const file = await aLogOf([
+      { stream: 'a-1', type: 'Created', data: { n: 1 } },
+      { stream: 'ids', type: 'IdAllocated', data: { n: 2 } },
+      { stream: 'b-1', type: 'Renamed', data: { n: 3 } },
+      { stream: 'a-1', type: 'Created', data: { n: 4 } },
+      { stream: 'ids', type: 'IdAllocated', data: { n: 5 } },
+      { stream: 'ids', type: 'IdAllocated', data: { n: 6 } },
+    ]);
+    const worker = startReader(file, 2, ['Created', 'Renamed']);
+
+    const [first, second, head] = (await pagesFor(worker, 3)) as ReadPage[];
+
+    expect([first!.count, first!.position, first!.newTypes]).toEqual([2, 3, ['Created', 'Renamed']]);
+    expect(fieldsOf(first!).map(([, data]) => data)).toEqual(['{"n":1}', '{"n":3}']);
+    expect([second!.count, second!.position]).toEqual([1, 6]);
+    expect([...second!.numbers]).toEqual([0, 1, 4]);
+    expect([head!.count, head!.position]).toEqual([0, 6]);
   });
 });

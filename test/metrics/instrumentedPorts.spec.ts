@@ -217,7 +217,8 @@ describe('store decorators', () => {
     expect(typeof (eventStore as typeof eventStore & Partial<LogReadAhead>).readAllAhead).toBe('function');
     expect('readAllAhead' in forwardEventStore({ ...inner, readAllAhead: undefined } as unknown as EventStore)).toBe(false);
     const pages: number[] = [];
-    for await (const page of (eventStore as typeof eventStore & LogReadAhead).readAllAhead({ pageSize: 10 })) pages.push(page.length);
+    for await (const page of (eventStore as typeof eventStore & LogReadAhead).readAllAhead({ pageSize: 10 }))
+      pages.push(page.events.length);
     expect(pages).toEqual([1, 0]);
   });
 

@@ -162,7 +162,7 @@ describe('rebuild', () => {
     const after = 3n;
 
     const pages: RecordedEvent[][] = [];
-    for await (const page of eventStore.readAllAhead({ after, pageSize: 10 })) pages.push(page);
+    for await (const page of eventStore.readAllAhead({ after, pageSize: 10 })) pages.push(page.events);
 
     expect(pages.at(-1)).toEqual([]);
     expect(pages.slice(0, -1).every((page) => page.length > 0 && page.length <= 10)).toBe(true);
@@ -189,7 +189,7 @@ describe('rebuild', () => {
     const first = await pages.next();
     await pages.return();
 
-    expect(first.value).toHaveLength(2);
+    expect(first.value?.events).toHaveLength(2);
     expect(await pages.next()).toEqual({ done: true, value: undefined });
     await eventStore.close();
   });
@@ -230,6 +230,68 @@ describe('rebuild', () => {
       JSON.stringify(await readModelOf(incremental, allProjections)),
     );
     for (const projection of allProjections) expect(await rebuiltStore.getCheckpoint(checkpointNameOf(projection))).toBe(head);
+  });
+
+  it('when the log read ahead ends with events no projection handles, then every checkpoint is the head, and a live projector after the promote applies each later event once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rebuild-unhandled-tail-'));
+    const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
+    const readStore = createEmbeddedReadStore();
+    const incremental = createEmbeddedReadStore();
+    cleanups.push(
+      async () => rmSync(dataDir, { recursive: true, force: true }),
+      () => eventStore.close(),
+      () => readStore.close(),
+      () => incremental.close(),
+    );
+    const unhandledTail = async () => {
+      await eventStore.appendToStream('ids-project', [{ type: 'IdAllocated', data: { resourceType: 'project' } }], {
+        expectedRevision: 'any',
+      });
+      await eventStore.appendToStream('slugs-project-late', [{ type: 'SlugReserved', data: { slug: 'late' } }], {
+        expectedRevision: 'any',
+      });
+      return (await eventStore.headPosition())!;
+    };
+    const applied: bigint[] = [];
+    const counter: Projection = {
+      name: 'counter',
+      version: 1,
+      collections: ['counted'],
+      indexes: {},
+      handles: ['ProjectCreated', 'ProjectRevised'],
+      async apply(event) {
+        applied.push(event.position);
+      },
+    };
+    const projections = [...allProjections, counter];
+    const handled = new Set(projections.flatMap((projection) => projection.handles));
+    expect(handled.has('IdAllocated') || handled.has('SlugReserved')).toBe(false);
+    await appendEvents(eventStore, catalogueHistory({ projects: 12, seed: 37 }));
+    const head = await unhandledTail();
+
+    const result = await rebuildProjections({ eventStore, readStore, projections, batchSize: 40 });
+
+    const log = await eventStore.readAll({ maxCount: 1_000_000 });
+    expect(result.events).toBe(Number(head));
+    expect(result.projected).toBe(log.filter((event) => handled.has(event.type)).length);
+    expect(result.projected).toBeLessThan(result.events);
+    for (const projection of projections) expect(await readStore.getCheckpoint(checkpointNameOf(projection))).toBe(head);
+
+    const projector = await startProjector({ eventStore, readStore, projections, logger: silentLogger(), batchSize: 7 });
+    cleanups.push(() => projector.stop());
+    await projector.waitForPosition(head, 1_000);
+    await appendEvents(eventStore, [projectEvent('ProjectRevised', 3, { changes: { name: 'Renamed after the rebuild' } })]);
+    const newHead = await unhandledTail();
+    await projector.waitForPosition(newHead, 20_000);
+    await projectIncrementally(eventStore, incremental);
+
+    const loggedAfter = await eventStore.readAll({ maxCount: 1_000_000 });
+    expect(applied).toEqual(loggedAfter.filter((event) => counter.handles.includes(event.type)).map((event) => event.position));
+    for (const projection of projections) expect(await readStore.getCheckpoint(checkpointNameOf(projection))).toBe(newHead);
+    expect((await readStore.get<ProjectDoc>(PROJECTS, 3))?.name).toBe('Renamed after the rebuild');
+    expect(JSON.stringify(await readModelOf(readStore, allProjections))).toBe(
+      JSON.stringify(await readModelOf(incremental, allProjections)),
+    );
   });
 
   it('when a rebuild runs, then the old generation keeps serving until the new one is promoted', async () => {

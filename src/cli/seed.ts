@@ -25,9 +25,9 @@ function parseArguments(argv: readonly string[]): { projects: number } | { error
 }
 
 /**
- * Appends N more demo projects to the configured event store, continuing the demo ordinals so slugs stay
- * unique (reference data is created only where missing). It only appends events: the running service's
- * projector, or the next start, projects them.
+ * Appends N more demo projects to the configured event store, continuing the demo ordinals so slugs and
+ * import keys stay unique (reference data is imported only where its key is not bound yet). It only
+ * appends events: the running service's projector, or the next start, projects them.
  */
 async function seed(config: Config, projects: number, logger: Logger): Promise<void> {
   const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });
@@ -41,7 +41,7 @@ async function seed(config: Config, projects: number, logger: Logger): Promise<v
       const seconds = (performance.now() - started) / 1000;
       process.stdout.write(
         `seeded ${seeded.projects} projects (demo ordinals ${startAt + 1}..${startAt + seeded.projects}) ` +
-          `with ${seeded.commands} commands in ${seconds.toFixed(1)} s; ` +
+          `with ${seeded.lines} import lines and ${seeded.commands} commands in ${seconds.toFixed(1)} s; ` +
           'the running service projects them (or the next start does)\n',
       );
     } finally {

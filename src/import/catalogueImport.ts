@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { SlugTaken } from '../domain/slugReservations.js';
 import { WrongExpectedRevisionError } from '../eventStore/eventStore.js';
 import { ImportBatch, WorkingCatalogue, type ImportDeps } from './importBatch.js';
-import { importLineSchema, lineIssueFields } from './importLines.js';
+import { importLineSchema, lineIssueFields, type ImportRecordType } from './importLines.js';
 import type { SourceLine } from './ndjsonLines.js';
 import { withOrderedEventIds } from './orderedEventIds.js';
 import { importLine, LineRefused, type LineError, type LineOutcome } from './recordImports.js';
@@ -141,35 +141,117 @@ export async function importCatalogue(deps: ImportDeps, source: AsyncIterable<So
 }
 
 async function decideLine(batch: ImportBatch, source: SourceLine, actor: string): Promise<LineResult> {
-  const refuse = (error: LineError, record: { type?: unknown; key?: unknown } = {}): LineResult => ({
+  const refuse = (fields: Record<string, string>, message: string): LineResult => ({
+    refusal: { line: source.line, type: null, key: null, error: { code: 'VALIDATION_FAILED', message, details: { fields } } },
+  });
+  if ('problem' in source) return refuse({ line: source.problem }, 'The line is not a valid record.');
+  let value: unknown;
+  try {
+    value = JSON.parse(source.text);
+  } catch {
+    return refuse({ line: 'must be one JSON object' }, 'The line is not valid JSON.');
+  }
+  return decideRecord(batch, source.line, value, actor, batch.deps.clock());
+}
+
+/** Decides a line's JSON value at `at` (its events' time). */
+async function decideRecord(batch: ImportBatch, line: number, value: unknown, actor: string, at: Date): Promise<LineResult> {
+  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { type?: unknown; key?: unknown }) : {};
+  const refuse = (error: LineError): LineResult => ({
     refusal: {
-      line: source.line,
+      line,
       type: typeof record.type === 'string' ? record.type : null,
       key: typeof record.key === 'string' ? record.key : null,
       error,
     },
   });
-  const invalid = (fields: Record<string, string>, message = 'The line is not a valid record.'): LineError => ({
-    code: 'VALIDATION_FAILED',
-    message,
-    details: { fields },
-  });
-
-  if ('problem' in source) return refuse(invalid({ line: source.problem }));
-  let value: unknown;
-  try {
-    value = JSON.parse(source.text);
-  } catch {
-    return refuse(invalid({ line: 'must be one JSON object' }, 'The line is not valid JSON.'));
-  }
-  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { type?: unknown; key?: unknown }) : {};
   const parsed = importLineSchema.safeParse(value);
-  if (!parsed.success) return refuse(invalid(lineIssueFields(parsed.error.issues)), record);
+  if (!parsed.success) {
+    return refuse({
+      code: 'VALIDATION_FAILED',
+      message: 'The line is not a valid record.',
+      details: { fields: lineIssueFields(parsed.error.issues) },
+    });
+  }
   try {
-    const outcome = await importLine({ batch, now: batch.deps.clock().toISOString(), actor }, parsed.data);
-    return { line: source.line, outcome };
+    return { line, outcome: await importLine({ batch, now: at.toISOString(), actor }, parsed.data) };
   } catch (error) {
-    if (error instanceof LineRefused) return refuse(error.error, record);
+    if (error instanceof LineRefused) return refuse(error.error);
     throw error;
+  }
+}
+
+/** A record built in memory that the import refused: its builder made a record the commands' rules refuse. */
+export class RecordRefused extends Error {
+  constructor(readonly refusal: ImportRefusal) {
+    super(`The import refused the ${refusal.type ?? 'record'} "${refusal.key ?? ''}": ${JSON.stringify(refusal.error)}`);
+    this.name = 'RecordRefused';
+  }
+}
+
+/**
+ * An import of records built in memory (the demo seed, src/seed/demoCatalogue.ts) rather than read from
+ * NDJSON: each is a line of the same schema (`{ type, key, data }`) decided by the same slices, at a time of
+ * its caller's (a synthetic history keeps a time per record), and the caller says when the lines added so
+ * far are written, so that it can run commands on what they created in between. A refused record throws
+ * RecordRefused, as a builder's records are expected to pass. A write refused as stale (an editor or an
+ * import wrote meanwhile) decides the batch's records again from what is stored, as importCatalogue does.
+ */
+export class RecordImport {
+  private batch: ImportBatch;
+  private pending: Array<{ value: unknown; at: Date }> = [];
+  /** Lines added, and the events written for them (without id claims, key bindings and slug reservations). */
+  lines = 0;
+  events = 0;
+
+  private constructor(
+    private readonly working: WorkingCatalogue,
+    private readonly actor: string,
+  ) {
+    this.batch = new ImportBatch(working);
+  }
+
+  static async open(deps: ImportDeps, options: { actor: string }): Promise<RecordImport> {
+    return new RecordImport(await WorkingCatalogue.open({ ...deps, eventStore: withOrderedEventIds(deps.eventStore) }), options.actor);
+  }
+
+  /** The id of the record a key names: bound by an earlier import, or by a line added to this batch. */
+  boundId(type: ImportRecordType, key: string): number | undefined {
+    return this.batch.binding(type, key)?.id;
+  }
+
+  /** Decides the record into the batch; nothing is written until `write`. */
+  async add(value: unknown, at: Date): Promise<LineOutcome> {
+    const outcome = await this.decide(value, at, this.lines + 1);
+    this.lines += 1;
+    this.pending.push({ value, at });
+    return outcome;
+  }
+
+  /** Writes the lines added since the last write, as one batch. */
+  async write(): Promise<void> {
+    if (this.pending.length === 0) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.batch.write(async () => {});
+        break;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError || error instanceof SlugTaken)) throw error;
+        if (attempt === MAX_BATCH_ATTEMPTS) throw new ImportInterrupted(this.lines - this.pending.length + 1, error);
+        await this.working.reloadKeys();
+        this.batch = new ImportBatch(this.working);
+        const first = this.lines - this.pending.length + 1;
+        for (const [index, { value, at }] of this.pending.entries()) await this.decide(value, at, first + index);
+      }
+    }
+    this.events += this.batch.eventCount;
+    this.batch = new ImportBatch(this.working);
+    this.pending = [];
+  }
+
+  private async decide(value: unknown, at: Date, line: number): Promise<LineOutcome> {
+    const result = await decideRecord(this.batch, line, value, this.actor, at);
+    if ('refusal' in result) throw new RecordRefused(result.refusal);
+    return result.outcome;
   }
 }

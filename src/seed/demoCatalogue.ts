@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { BlobStore } from '../blobStore/blobStore.js';
 import { projectAggregate, type Project, type ProjectStatus } from '../catalogue/project.js';
-import { unitTypeAggregate } from '../catalogue/unitType.js';
 import { loadAggregate } from '../domain/commandHandler.js';
 import { idSequenceStream } from '../domain/idAllocator.js';
 import { slugHolder } from '../domain/slugReservations.js';
 import type { EventStore } from '../eventStore/eventStore.js';
+import { RecordImport } from '../import/catalogueImport.js';
+import type { ImportRecordType } from '../import/importLines.js';
 import type { AdminDeps, AdminRoute, AdminRouteResult } from '../http/adminRoute.js';
 import { accessRoutes } from '../http/adminRoutes/accessRoutes.js';
 import { currencyRateRoutes } from '../http/adminRoutes/currencyRateRoutes.js';
@@ -70,7 +71,9 @@ export interface SeedOptions {
 
 export interface SeedResult {
   projects: number;
-  /** Admin commands run, reference data included. */
+  /** Import lines: the catalogue's records and their parts. */
+  lines: number;
+  /** Admin commands run: plans, currency rates, brochures and the later edits. */
   commands: number;
 }
 
@@ -94,12 +97,16 @@ const BROCHURE_BATCH = 1000;
 const BROCHURE_SEED = 0xb40c_4e5e;
 
 /**
- * Seeds a realistic UAE-style demo catalogue, and the plans starter, professional and enterprise, through
- * the admin commands editors use: every body is parsed by the route's own schema and run by the route's
- * handler, so seed data passes the same validation and the same write-side rules (ids, unique slugs,
- * references) as editor input. Deterministic: a fixed-seed PRNG per project ordinal and a synthetic clock.
- * Reference data and plans that already exist (found by slug or key, or by name for unit types) are reused,
- * so seeding more later only appends projects.
+ * Seeds a realistic UAE-style demo catalogue, and the plans starter, professional and enterprise, the way
+ * editors build one: the records (reference data, projects with their lists, floor plans, payment plans,
+ * gallery pictures) through the bulk import (src/import/), as lines keyed `demo-project-<ordinal>` and so on
+ * that the import parses by its line schema and decides by the commands' own slices; what happens to them
+ * afterwards (brochures, edits of earlier projects, deletions) and the plans and currency rates through the
+ * admin commands, each body parsed by the route's own schema and run by the route's handler. So seed data
+ * passes the same validation and write-side rules (ids, unique slugs, references) as editor input.
+ * Deterministic: a fixed-seed PRNG per project ordinal and a synthetic clock, each import line stamped with
+ * its record's time on it. Reference data (found by its import key) and plans (by key) that already exist
+ * are reused, so seeding more later only appends projects.
  */
 export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): Promise<SeedResult> {
   const startAt = options.startAt ?? 0;
@@ -109,11 +116,12 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
   const clock = new SyntheticClock(DEMO_CATALOGUE_EPOCH.getTime(), deps.clock);
   const storedFiles = blobStoredFiles(deps.blobStore);
   const commands = new CommandRunner({ eventStore: deps.eventStore, readStore: deps.readStore, clock: clock.now, storedFiles });
+  const importer = await RecordImport.open({ eventStore: deps.eventStore, storedFiles, clock: clock.now }, { actor: SEED_ACTOR });
   // As an upload does, the seed tells the stored-file check the facts of each file it has just stored.
   const media = new DemoMedia(deps.blobStore, { renders: options.renders, onStored: (key, facts) => storedFiles.remember(key, facts) });
-  if ((await idBySlug(deps.eventStore, 'state', demoStates[0]!.slug)) === null) media.renderAhead(referencePictures());
+  if (importer.boundId('state', demoKeys.state(demoStates[0]!.slug)) === undefined) media.renderAhead(referencePictures());
   if (options.projects >= RENDER_AHEAD_FROM) media.renderAhead(projectPictures());
-  const reference = await ensureReferenceData(commands, clock, media);
+  const reference = await ensureReferenceData(importer, clock, media);
   await ensurePlans(commands);
   await ensureCurrencyRates(commands);
   options.logger?.info({ projects: options.projects, startAt }, 'reference data ready; seeding projects');
@@ -128,7 +136,7 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
     for (; planned < Math.min(end, ordinal + 1 + PLAN_AHEAD); planned++) plans.push(planProject(reference, planned));
     const plan = plans.shift()!;
     clock.moveTo(PROJECT_TIMELINE_START_MS + ordinal * PROJECT_SLOT_MS);
-    const project = await seedProject(commands, clock, plan, reference, seeded);
+    const project = await seedProject(importer, clock, plan, reference, seeded);
     seeded.push(project);
     if (plan.brochure) brochures.push({ project, slug: plan.slug, stored: plan.brochure });
     if (brochures.length === BROCHURE_BATCH) await attachBrochures(commands, clock, brochureRandom, media, brochures.splice(0));
@@ -137,7 +145,7 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
     if (done % PROGRESS_EVERY === 0) options.logger?.info({ projects: done, of: options.projects }, 'seeding projects');
   }
   await attachBrochures(commands, clock, brochureRandom, media, brochures);
-  return { projects: seeded.length, commands: commands.count };
+  return { projects: seeded.length, lines: importer.lines, commands: commands.count };
 }
 
 /**
@@ -208,85 +216,79 @@ class SyntheticClock {
 // Reference data.
 
 interface ReferenceCommunity {
-  id: number;
-  stateId: number;
-  stateSlug: string;
+  key: string;
+  stateKey: string;
   stateName: string;
-  slug: string;
   demo: DemoCommunity;
-  subCommunityIds: number[];
+  subCommunityKeys: string[];
 }
 
 interface ReferenceData {
   /** Where the demo's files come from. */
   media: DemoMedia;
   communitiesByState: Map<string, ReferenceCommunity[]>;
-  developers: Array<{ id: number; name: string }>;
+  developers: Array<{ key: string; name: string }>;
   unitTypeIds: Map<string, number>;
 }
 
-async function ensureReferenceData(commands: CommandRunner, clock: SyntheticClock, media: DemoMedia): Promise<ReferenceData> {
+/** The import keys of the demo's records: a record whose key is bound already is the demo's, and reused. */
+const demoKeys = {
+  state: (slug: string) => `demo-state-${slug}`,
+  community: (slug: string) => `demo-community-${slug}`,
+  subCommunity: (slug: string) => `demo-sub-community-${slug}`,
+  developer: (slug: string) => `demo-developer-${slug}`,
+  unitType: (name: string) => `demo-unit-type-${kebab(name)}`,
+  project: (ordinal: number) => `demo-project-${ordinal}`,
+};
+
+/** Imports the reference data the catalogue does not have yet, as one batch. */
+async function ensureReferenceData(importer: RecordImport, clock: SyntheticClock, media: DemoMedia): Promise<ReferenceData> {
   const random = new Random(RANDOM_SEED);
-  const { eventStore } = commands.deps;
-  const ensure = async (resourceType: string, slug: string, create: () => Promise<number>, publish?: string) => {
-    const existing = await idBySlug(eventStore, resourceType, slug);
-    if (existing !== null) return existing;
+  /*
+   * The clock moves by one tick for the create and one for the publish, as an editor's two commands would,
+   * and the line is stamped with the create's time (an import line states both).
+   */
+  const ensure = async (type: ImportRecordType, key: string, published: boolean | null, data: () => Promise<object>) => {
+    if (importer.boundId(type, key) !== undefined) return;
     clock.tick(random);
-    const id = await create();
-    if (publish) {
-      clock.tick(random);
-      await commands.run(publish, { [`${resourceType}Id`]: id });
-    }
-    return id;
+    const at = clock.now();
+    const fields = await data();
+    await importer.add({ type, key, data: published === null ? fields : { ...fields, published } }, at);
+    if (published) clock.tick(random);
   };
 
   const communitiesByState = new Map<string, ReferenceCommunity[]>();
   let subCommunityCount = 0;
   for (const state of demoStates) {
-    const stateId = await ensure(
-      'state',
-      state.slug,
-      () => commands.create('createState', { name: state.name, slug: state.slug, country_code: 'AE' }),
-      'publishState',
-    );
+    const stateKey = demoKeys.state(state.slug);
+    await ensure('state', stateKey, true, async () => ({ name: state.name, slug: state.slug, country_code: 'AE' }));
     const communities: ReferenceCommunity[] = [];
     for (const demo of state.communities) {
       const slug = kebab(demo.name);
-      const id = await ensure(
-        'community',
+      const key = demoKeys.community(slug);
+      await ensure('community', key, true, async () => ({
+        state: stateKey,
+        name: demo.name,
         slug,
-        async () =>
-          commands.create('createCommunity', {
-            state_id: stateId,
-            name: demo.name,
-            slug,
-            description: `${demo.name} is one of the most sought-after communities in ${state.name}, with homes, schools, retail and leisure close at hand.`,
-            banner: await pictureRef(media, { kind: 'banner', name: demo.name }, `${slug}-banner`),
-            location: { latitude: demo.latitude, longitude: demo.longitude },
-          }),
-        'publishCommunity',
-      );
-      const subCommunityIds: number[] = [];
+        description: `${demo.name} is one of the most sought-after communities in ${state.name}, with homes, schools, retail and leisure close at hand.`,
+        banner: await pictureRef(media, { kind: 'banner', name: demo.name }, `${slug}-banner`),
+        location: { latitude: demo.latitude, longitude: demo.longitude },
+      }));
+      const subCommunityKeys: string[] = [];
       for (const name of demo.subCommunities) {
         const subSlug = `${slug}-${kebab(name)}`;
+        const subKey = demoKeys.subCommunity(subSlug);
         // A few sub-communities stay unpublished, as drafts do in a real catalogue.
-        const publish = subCommunityCount++ % 12 === 11 ? undefined : 'publishSubCommunity';
-        subCommunityIds.push(
-          await ensure(
-            'subCommunity',
-            subSlug,
-            () =>
-              commands.create('createSubCommunity', {
-                community_id: id,
-                name,
-                slug: subSlug,
-                description: `${name}, a neighbourhood of ${demo.name}.`,
-              }),
-            publish,
-          ),
-        );
+        const published = subCommunityCount++ % 12 !== 11;
+        await ensure('sub_community', subKey, published, async () => ({
+          community: key,
+          name,
+          slug: subSlug,
+          description: `${name}, a neighbourhood of ${demo.name}.`,
+        }));
+        subCommunityKeys.push(subKey);
       }
-      communities.push({ id, stateId, stateSlug: state.slug, stateName: state.name, slug, demo, subCommunityIds });
+      communities.push({ key, stateKey, stateName: state.name, demo, subCommunityKeys });
     }
     communitiesByState.set(state.slug, communities);
   }
@@ -294,30 +296,25 @@ async function ensureReferenceData(commands: CommandRunner, clock: SyntheticCloc
   const developers: ReferenceData['developers'] = [];
   for (const [index, name] of demoDeveloperNames.entries()) {
     const slug = kebab(name);
-    const id = await ensure(
-      'developer',
+    const key = demoKeys.developer(slug);
+    // One developer in twenty is still being set up by the editors.
+    await ensure('developer', key, index % 20 !== 19, async () => ({
+      name,
       slug,
-      async () =>
-        commands.create('createDeveloper', {
-          name,
-          slug,
-          description: `${name} has delivered residential and mixed-use communities across the UAE.`,
-          website: index % 7 === 3 ? null : `https://www.${slug.replaceAll('-', '')}.example`,
-          logo: hasLogo(index) ? await pictureRef(media, { kind: 'logo', name }, `${slug}-logo`) : null,
-          established_year: index % 11 === 5 ? null : random.int(1975, 2021),
-        }),
-      // One developer in twenty is still being set up by the editors.
-      index % 20 === 19 ? undefined : 'publishDeveloper',
-    );
-    developers.push({ id, name });
+      description: `${name} has delivered residential and mixed-use communities across the UAE.`,
+      website: index % 7 === 3 ? null : `https://www.${slug.replaceAll('-', '')}.example`,
+      logo: hasLogo(index) ? await pictureRef(media, { kind: 'logo', name }, `${slug}-logo`) : null,
+      established_year: index % 11 === 5 ? null : random.int(1975, 2021),
+    }));
+    developers.push({ key, name });
   }
 
-  const unitTypeIds = await existingUnitTypeIds(eventStore);
   for (const [index, unitType] of demoUnitTypes.entries()) {
-    if (unitTypeIds.has(unitType.name)) continue;
-    clock.tick(random);
-    unitTypeIds.set(unitType.name, await commands.create('createUnitType', { ...unitType, sort_order: (index + 1) * 10 }));
+    await ensure('unit_type', demoKeys.unitType(unitType.name), null, async () => ({ ...unitType, sort_order: (index + 1) * 10 }));
   }
+  await importer.write();
+  // Ids, for the commands that edit floor plans later.
+  const unitTypeIds = new Map(demoUnitTypes.map(({ name }) => [name, importer.boundId('unit_type', demoKeys.unitType(name))!]));
   return { media, communitiesByState, developers, unitTypeIds };
 }
 
@@ -347,22 +344,12 @@ async function ensureCurrencyRates(commands: CommandRunner): Promise<void> {
   }
 }
 
-/** Unit types have no slug: every allocated id is read and matched by name. */
-async function existingUnitTypeIds(eventStore: EventStore): Promise<Map<string, number>> {
-  const allocated = (await eventStore.readStream(idSequenceStream(unitTypeAggregate.category))).length;
-  const byName = new Map<string, number>();
-  for (let id = 1; id <= allocated; id++) {
-    const loaded = await loadAggregate(eventStore, unitTypeAggregate, id);
-    if (loaded?.state && !byName.has(loaded.state.name)) byName.set(loaded.state.name, id);
-  }
-  return byName;
-}
-
 // Projects.
 
 interface SeededProject {
   id: number;
-  communityId: number;
+  key: string;
+  communityKey: string;
   status: ProjectStatus;
   published: boolean;
   deleted: boolean;
@@ -394,20 +381,21 @@ const STATUS_WEIGHTS: Array<[ProjectStatus, number]> = [
 ];
 
 /**
- * What a project will be, drawn from its ordinal's PRNG before any of its commands run: its createProject
- * body and its brochure. The seed plans PLAN_AHEAD projects ahead, so that their pictures are rendered and
+ * What a project will be, drawn from its ordinal's PRNG before any of its lines is built: the fields of its
+ * import line that createProject takes, and its brochure. The seed plans PLAN_AHEAD projects ahead, so that their pictures are rendered and
  * their brochures stored while the commands of earlier projects run.
  */
 interface ProjectPlan {
   ordinal: number;
   /** The project's PRNG, drawn on by its commands after the plan. */
   random: Random;
+  key: string;
   body: Record<string, unknown>;
   slug: string;
   name: string;
   mix: readonly string[];
   status: ProjectStatus;
-  communityId: number;
+  communityKey: string;
   communityName: string;
   brochure: Promise<StoredDemoFile> | null;
 }
@@ -423,7 +411,6 @@ function planProject(reference: ReferenceData, ordinal: number): ProjectPlan {
   const nature = building === typicalNature ? 'off_plan' : 'ready';
   // Cycling through the mixes and the missing-coordinates case guarantees every kind in any small catalogue.
   const mix = demoUnitMixes[ordinal % demoUnitMixes.length]!;
-  const unitTypeIds = mix.map((name) => reference.unitTypeIds.get(name)!);
   const residential = mix.some((name) => name.includes('Bedroom') || name === 'Studio' || name === 'Duplex');
   const villas = mix.some((name) => /^[456]/.test(name));
   const name = `${random.pick(projectNamePrefixes)} ${residential ? random.pick(projectNameSuffixes.slice(0, -1)) : 'Business Centre'}`;
@@ -444,13 +431,13 @@ function planProject(reference: ReferenceData, ordinal: number): ProjectPlan {
   const body = {
     name,
     slug,
-    developer_id: developer.id,
-    state_id: community.stateId,
-    community_id: community.id,
-    sub_community_id: random.chance(0.7) ? random.pick(community.subCommunityIds) : null,
+    developer: developer.key,
+    state: community.stateKey,
+    community: community.key,
+    sub_community: random.chance(0.7) ? random.pick(community.subCommunityKeys) : null,
     nature,
     status,
-    unit_type_ids: unitTypeIds,
+    unit_types: mix.map(demoKeys.unitType),
     starting_from: startingFrom,
     currency,
     location,
@@ -494,11 +481,30 @@ function planProject(reference: ReferenceData, ordinal: number): ProjectPlan {
     ],
     'soon',
   );
-  return { ordinal, random, body, slug, name, mix, status, communityId: community.id, communityName: community.demo.name, brochure };
+  return {
+    ordinal,
+    random,
+    key: demoKeys.project(ordinal),
+    body,
+    slug,
+    name,
+    mix,
+    status,
+    communityKey: community.key,
+    communityName: community.demo.name,
+    brochure,
+  };
 }
 
+/**
+ * Imports the project, its floor plans, payment plans and gallery pictures as one batch, written before the
+ * commands that follow act on the log (edits of earlier projects, brochures); its lists, video,
+ * master plan, related projects and publication are fields of its own line. Each part moves the clock as
+ * its own command would, and the lines of parts are stamped with their times, the project's with its
+ * creation's.
+ */
 async function seedProject(
-  commands: CommandRunner,
+  importer: RecordImport,
   clock: SyntheticClock,
   plan: ProjectPlan,
   reference: ReferenceData,
@@ -506,44 +512,56 @@ async function seedProject(
 ): Promise<SeededProject> {
   const { random } = plan;
   clock.tick(random);
-  const id = await commands.create('createProject', plan.body);
-  await seedRelatedResources(commands, clock, random, { ...plan, id, reference, earlier });
+  const createdAt = clock.now();
+  const { fields, parts } = await projectParts(clock, random, { ...plan, reference, earlier });
   const published = random.chance(0.85);
-  if (published) {
-    clock.tick(random);
-    await commands.run('publishProject', { projectId: id });
-  }
-  return { id, communityId: plan.communityId, status: plan.status, published, deleted: false };
+  if (published) clock.tick(random);
+  await importer.add({ type: 'project', key: plan.key, data: { ...plan.body, ...fields, published } }, createdAt);
+  for (const part of parts) await importer.add(part.line, part.at);
+  await importer.write();
+  return {
+    id: importer.boundId('project', plan.key)!,
+    key: plan.key,
+    communityKey: plan.communityKey,
+    status: plan.status,
+    published,
+    deleted: false,
+  };
 }
 
-async function seedRelatedResources(
-  commands: CommandRunner,
+/** The project line's fields beyond createProject's, and the lines of the project's parts. */
+async function projectParts(
   clock: SyntheticClock,
   random: Random,
   project: {
-    id: number;
+    key: string;
     ordinal: number;
     slug: string;
     name: string;
     mix: readonly string[];
     reference: ReferenceData;
-    communityId: number;
+    communityKey: string;
     communityName: string;
     earlier: readonly SeededProject[];
   },
-): Promise<void> {
-  const params = { projectId: project.id };
-  const run = async (operationId: string, body: unknown) => {
+): Promise<{ fields: Record<string, unknown>; parts: Array<{ line: unknown; at: Date }> }> {
+  const fields: Record<string, unknown> = {};
+  const parts: Array<{ line: unknown; at: Date }> = [];
+  const set = (field: string, value: unknown) => {
     clock.tick(random);
-    await commands.run(operationId, params, body);
+    fields[field] = value;
+  };
+  const part = (type: ImportRecordType, key: string, data: object) => {
+    clock.tick(random);
+    parts.push({ line: { type, key: `${project.key}-${key}`, data: { project: project.key, ...data } }, at: clock.now() });
   };
   const { media } = project.reference;
 
   const plannedTypes = project.mix.length > 0 ? project.mix.slice(0, 4) : random.chance(0.6) ? [null] : [];
   for (const [index, unitTypeName] of plannedTypes.entries()) {
-    await run('addFloorPlan', {
+    part('floor_plan', `floor-plan-${index + 1}`, {
       title: `Type ${String.fromCharCode(65 + index)}${unitTypeName ? ` - ${unitTypeName}` : ' - Typical floor'}`,
-      unit_type_id: unitTypeName ? project.reference.unitTypeIds.get(unitTypeName)! : null,
+      unit_type: unitTypeName ? demoKeys.unitType(unitTypeName) : null,
       area: area(random, unitTypeName),
       price: random.chance(0.7) ? random.int(400, 9_000) * 1000 : null,
       image: await pictureRef(
@@ -555,11 +573,11 @@ async function seedRelatedResources(
   }
 
   const paymentPlans = random.sample(paymentPlanTemplates, random.int(1, 2));
-  for (const plan of paymentPlans) await run('addPaymentPlan', plan);
+  for (const [index, plan] of paymentPlans.entries()) part('payment_plan', `payment-plan-${index + 1}`, plan);
 
   const pictures = random.int(3, 6);
   for (let position = 0; position < pictures; position++) {
-    await run('addGalleryPicture', {
+    part('gallery_picture', `gallery-${position + 1}`, {
       caption: random.chance(0.8) ? random.pick(galleryCaptions) : null,
       position,
       image: await pictureRef(media, facade(project.name, project.ordinal + position), `${project.slug}-gallery-${position + 1}`),
@@ -567,12 +585,12 @@ async function seedRelatedResources(
   }
   if (random.chance(0.6)) {
     const masterPlan = await media.file(demoMasterPlanPdf(project.communityName));
-    await run('attachMasterPlanDocument', documentRef(masterPlan, `${project.slug}-master-plan.pdf`));
+    set('master_plan_document', documentRef(masterPlan, `${project.slug}-master-plan.pdf`));
   }
 
   if (random.chance(0.65)) {
     const external = random.chance(0.5);
-    await run('setVideo', {
+    set('video', {
       title: `${project.name} walkthrough`,
       description: random.chance(0.6) ? `Tour the show apartment and the amenities of ${project.name}.` : null,
       external_url: external ? `https://www.youtube.com/watch?v=${random.hex(11)}` : null,
@@ -580,21 +598,23 @@ async function seedRelatedResources(
       thumbnail: random.chance(0.7) ? await pictureRef(media, facade(project.name, 0), `${project.slug}-video-thumbnail`) : null,
     });
   }
-  if (random.chance(0.8)) await run('setAmenities', { items: random.sample(amenityCatalogue, random.int(4, 9)) });
+  if (random.chance(0.8)) set('amenities', random.sample(amenityCatalogue, random.int(4, 9)));
   if (random.chance(0.75)) {
-    await run('setNearbyPlaces', {
-      items: random.sample(nearbyCatalogue, random.int(3, 6)).map((place) => ({ ...place, distance_km: round(random.float(0.2, 25), 1) })),
-    });
+    set(
+      'nearby_places',
+      random.sample(nearbyCatalogue, random.int(3, 6)).map((place) => ({ ...place, distance_km: round(random.float(0.2, 25), 1) })),
+    );
   }
-  if (random.chance(0.6)) await run('setPaymentMethods', { items: random.sample(paymentMethodCatalogue, random.int(2, 4)) });
-  if (random.chance(0.6)) await run('setFaqs', { items: random.sample(faqCatalogue, random.int(3, 5)) });
+  if (random.chance(0.6)) set('payment_methods', random.sample(paymentMethodCatalogue, random.int(2, 4)));
+  if (random.chance(0.6)) set('faqs', random.sample(faqCatalogue, random.int(3, 5)));
   if (random.chance(0.35)) {
-    await run('setVirtualTours', {
-      items: random.sample(['Show apartment', 'Lobby and amenities', 'Penthouse'], random.int(1, 2)).map((title) => ({
+    set(
+      'virtual_tours',
+      random.sample(['Show apartment', 'Lobby and amenities', 'Penthouse'], random.int(1, 2)).map((title) => ({
         title,
         url: `https://tours.example.com/${project.slug}/${kebab(title)}`,
       })),
-    });
+    );
   }
   if (random.chance(0.3)) {
     const items = [];
@@ -607,15 +627,19 @@ async function seedRelatedResources(
         image: random.chance(0.85) ? await pictureRef(media, plate, `${project.slug}-floor-plate-${index + 1}`) : null,
       });
     }
-    await run('setFloorPlates', { items });
+    set('floor_plates', items);
   }
 
   const candidates = project.earlier.filter((other) => !other.deleted);
   if (candidates.length > 0 && random.chance(0.4)) {
-    const neighbours = candidates.filter((other) => other.communityId === project.communityId);
+    const neighbours = candidates.filter((other) => other.communityKey === project.communityKey);
     const pool = neighbours.length > 0 ? neighbours : candidates.slice(-50);
-    await run('setRelatedProjects', { project_ids: random.sample(pool, random.int(1, 4)).map((other) => other.id) });
+    set(
+      'related_projects',
+      random.sample(pool, random.int(1, 4)).map((other) => other.key),
+    );
   }
+  return { fields, parts };
 }
 
 interface PendingBrochure {

@@ -17,8 +17,11 @@ import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { DEMO_CATALOGUE_EPOCH, nextDemoProjectOrdinal, seedDemoCatalogue } from '../../src/seed/demoCatalogue.js';
 import { DemoPictureRenders } from '../../src/seed/demoMedia.js';
+import { ImportKeys } from '../../src/import/importKeys.js';
+import { ndjson, runImport } from '../import/importLines.js';
 
 const SMALL_CATALOGUE = 30;
+const cashPlan = { name: 'Editor cash plan', milestones: [{ label: 'Full payment', percent: 100, due: 'On transfer' }] };
 const PRESENT = () => new Date('2030-01-01T00:00:00.000Z');
 /** The demo pictures, rendered once for the whole file (rendering is deterministic; demoMedia.spec.ts). */
 const renders = new DemoPictureRenders();
@@ -127,7 +130,7 @@ describe('demo catalogue seed', () => {
     await seedDemoCatalogue(second, { projects: SMALL_CATALOGUE, renders: new DemoPictureRenders() });
 
     const firstEvents = (await allEvents(first.eventStore)).map(content);
-    expect(seeded).toEqual({ projects: SMALL_CATALOGUE, commands: expect.any(Number) });
+    expect(seeded).toEqual({ projects: SMALL_CATALOGUE, lines: expect.any(Number), commands: expect.any(Number) });
     expect(firstEvents.length).toBeGreaterThan(SMALL_CATALOGUE * 15);
     expect((await allEvents(second.eventStore)).map(content)).toEqual(firstEvents);
     expect(await storedKeys(second.blobStore)).toEqual(await storedKeys(first.blobStore));
@@ -275,12 +278,12 @@ describe('demo catalogue seed', () => {
     expect(types).toContain('GalleryPictureReplaced');
   });
 
-  it('when a catalogue is seeded, then every event went through the admin commands: actor seed, synthetic times, unique slugs', async () => {
+  it('when a catalogue is seeded, then every event went through the import or the admin commands: actor seed, synthetic times, unique slugs', async () => {
     const deps = freshStores();
     await seedDemoCatalogue(deps, { projects: SMALL_CATALOGUE, renders });
     const events = await allEvents(deps.eventStore);
     const projects = await seededProjects(deps.eventStore, events);
-    // Id allocations and slug reservations are the command handler's own bookkeeping, without metadata.
+    // Id allocations, key bindings and slug reservations are the commands' and the import's bookkeeping, without metadata.
     const commandEvents = events.filter((event) =>
       /^(project|state|community|subCommunity|developer|unitType|plan)-/.test(event.streamName),
     );
@@ -293,6 +296,25 @@ describe('demo catalogue seed', () => {
     expect(new Set(commandEvents.map((event) => event.metadata.actor))).toEqual(new Set(['seed']));
     expect(times.every((time) => time > DEMO_CATALOGUE_EPOCH.toISOString() && time < PRESENT().toISOString())).toBe(true);
     expect([...times].sort()).toEqual(times);
+  });
+
+  it('when a catalogue is seeded, then its records are bound to demo import keys, so an editor’s import adds to a demo project', async () => {
+    const deps = freshStores();
+    await seedDemoCatalogue(deps, { projects: 3, renders });
+    const keys = await ImportKeys.load(deps.eventStore);
+    const project = await loadAggregate(deps.eventStore, projectAggregate, keys.get('project', 'demo-project-1')!.id);
+    const paymentPlanLine = { type: 'payment_plan', key: 'editor-pp', data: { project: 'demo-project-1', ...cashPlan } };
+
+    const { report, refusals } = await runImport(deps.eventStore, ndjson(paymentPlanLine));
+
+    expect(project!.state!.slug).toMatch(/-2$/);
+    expect(keys.get('state', 'demo-state-dubai')).toBeDefined();
+    expect(keys.get('developer', 'demo-developer-azure-crest-developments')).toBeDefined();
+    expect(keys.get('floor_plan', 'demo-project-1-floor-plan-1')).toEqual({ id: expect.any(Number), projectId: project!.state!.id });
+    expect(refusals).toEqual([]);
+    expect(report.created).toBe(1);
+    const after = await loadAggregate(deps.eventStore, projectAggregate, project!.state!.id);
+    expect(Object.values(after!.state!.payment_plans).map((plan) => plan.name)).toContain(cashPlan.name);
   });
 
   it('when more projects are seeded later, then reference data is reused and the new projects continue the ordinals', async () => {

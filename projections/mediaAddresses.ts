@@ -275,6 +275,9 @@ const ownCopy = (doc: MediaAddressesDoc | null): MediaAddressesDoc | null =>
     _position: doc._position,
   };
 
+/** An owner's document before its first picture. */
+const emptyDoc = (owner: string): MediaAddressesDoc => ({ _id: owner, media_ids: [], addresses: [], _position: 0 });
+
 /**
  * What each image address (`{base}/media/{media_id}/{key}...`, queries/mediaFiles.ts) shows: every picture the
  * catalogue holds (gallery, floor plans, floor plates, video thumbnails, developer logos, community banners,
@@ -307,31 +310,24 @@ export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
     VideoRemoved: true,
     FloorPlatesSet: true,
   }),
+  // A document is drafted before the idempotency check, which spares every event a read of its own: an event
+  // applied again, or one that changes a media id its document does not hold, writes the document unchanged.
   async apply(event, ctx) {
     if (event.type === 'ProjectDeleted') {
-      const owner = ownerId('project', event.data.project_id);
-      const current = await ctx.get<MediaAddressesDoc>(MEDIA_ADDRESSES, owner);
-      if (!current || alreadyApplied(current, event)) return;
-      const doc = (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, owner, ownCopy))!;
+      const doc = await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, ownerId('project', event.data.project_id), ownCopy);
+      if (!doc || alreadyApplied(doc, event)) return;
       doc.addresses = doc.addresses.map((address) => showing(address, []));
       doc._position = positionNumber(event);
       return;
     }
     const changed = change(event);
     if (!changed) return;
-    const current = await ctx.get<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner);
-    if (alreadyApplied(current, event)) return;
-    const index = current ? current.media_ids.indexOf(changed.mediaId) : -1;
+    const doc =
+      (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, ownCopy)) ??
+      (changed.onlyIfKnown ? null : await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, () => emptyDoc(changed.owner)));
+    if (!doc || alreadyApplied(doc, event)) return;
+    const index = doc.media_ids.indexOf(changed.mediaId);
     if (index === -1 && changed.onlyIfKnown) return;
-    // The stored document's copy is made by a function made once, not by a closure per event.
-    const doc = current
-      ? (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, ownCopy))!
-      : (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, () => ({
-          _id: changed.owner,
-          media_ids: [],
-          addresses: [],
-          _position: 0,
-        })))!;
     if (index === -1) {
       doc.media_ids.push(changed.mediaId);
       doc.addresses.push(showing(null, changed.images));

@@ -204,11 +204,16 @@ async function cutCursorPage(
   return { entries, projects, last, hasMore: true };
 }
 
+const ITEM_CLOSING = Buffer.from('}');
+const NO_PROJECT = Buffer.from('null');
+
 /**
- * The page's items, serialised one by one in slices (queries/slicedMap.ts) so that a page of 100 does not
- * hold up other clients' requests, and joined as bytes (SerializedJsonArray). Each project's summary is the
- * serialised one lists reuse while the project and what it names are unchanged; the digest stands for the
- * page in the ETag, so the whole body is not hashed. The bytes are JSON.stringify's of the items, `project` last.
+ * The page's items as UTF-8 bytes, joined by the response (SerializedJsonArray). Each project's summary is
+ * the serialised one lists reuse, already bytes, while the project and what it names are unchanged, so an
+ * item costs the encoding of its short head only; they are still built in slices (queries/slicedMap.ts) so
+ * that a page of summaries not cached yet does not hold up other clients' requests. The digest stands for
+ * the page in the ETag, so the whole body is not hashed. The bytes are JSON.stringify's of the items,
+ * `project` last.
  */
 async function representChanges(readStore: ReadStore, reported: readonly ReportedChange[], baseUrl: string): Promise<SerializedJsonArray> {
   const references = await projectReferences(
@@ -225,10 +230,13 @@ async function representChanges(readStore: ReadStore, reported: readonly Reporte
     });
     const project = entry.project ? serializedSummaries.one(entry.project, references, audience) : null;
     const opening = `${head.slice(0, -1)},"project":`;
-    return { json: `${opening}${project?.json ?? 'null'}}`, digest: `${opening}${project?.digest ?? 'null'}}` };
+    return {
+      bytes: Buffer.concat([Buffer.from(opening), project?.bytes ?? NO_PROJECT, ITEM_CLOSING]),
+      digest: `${opening}${project?.digest ?? 'null'}}`,
+    };
   });
   return new SerializedJsonArray(
-    items.map((item) => item.json),
+    items.map((item) => item.bytes),
     `[${items.map((item) => item.digest).join(',')}]`,
   );
 }

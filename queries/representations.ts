@@ -210,9 +210,9 @@ export async function projectReferences(readStore: ReadStore, projects: readonly
 /**
  * A project's representation depends only on its document, the documents it references and the base URL.
  * The embedded read store hands out the same frozen document object until the document changes, so the
- * serialised representation is kept per object and reused while those inputs are the same objects: a
- * request for a project or a page of projects then costs no building and no serialising of the unchanged
- * ones. (MongoDB answers with new objects every time, so nothing is reused there, and nothing is wrong.)
+ * serialised representation is kept per object, as UTF-8 bytes, and reused while those inputs are the same
+ * objects: a request for a project or a page of projects then costs no building, serialising or encoding of
+ * the unchanged ones. (MongoDB answers with new objects every time, so nothing is reused there, and nothing is wrong.)
  */
 /** Who a representation is for: the base URL of its addresses and the detail fields the client's plan exposes (null = all). */
 export interface Audience {
@@ -221,7 +221,7 @@ export interface Audience {
 }
 
 class SerializedRepresentations {
-  private readonly byDocument = new WeakMap<ProjectDoc, { inputs: readonly unknown[]; json: string; digest: string }>();
+  private readonly byDocument = new WeakMap<ProjectDoc, { inputs: readonly unknown[]; bytes: Buffer; digest: string }>();
 
   constructor(
     private readonly represent: (project: ProjectDoc, references: ProjectReferences, audience: Audience) => unknown,
@@ -230,20 +230,20 @@ class SerializedRepresentations {
   ) {}
 
   one(project: ProjectDoc, references: ProjectReferences, audience: Audience): SerializedJson {
-    const { json, digest } = this.entry(project, references, audience);
-    return new SerializedJson(json, digest);
+    const { bytes, digest } = this.entry(project, references, audience);
+    return new SerializedJson(bytes, digest);
   }
 
   /** The JSON array of the projects' representations, in order. */
   array(projects: readonly ProjectDoc[], references: ProjectReferences, audience: Audience): SerializedJsonArray {
     const entries = projects.map((project) => this.entry(project, references, audience));
     return new SerializedJsonArray(
-      entries.map((entry) => entry.json),
+      entries.map((entry) => entry.bytes),
       `[${entries.map((entry) => entry.digest).join(',')}]`,
     );
   }
 
-  private entry(project: ProjectDoc, references: ProjectReferences, audience: Audience): { json: string; digest: string } {
+  private entry(project: ProjectDoc, references: ProjectReferences, audience: Audience): { bytes: Buffer; digest: string } {
     const inputs = [
       audience.baseUrl,
       // Compared by value: clients on plans with the same fields share the entry.
@@ -255,8 +255,8 @@ class SerializedRepresentations {
     ];
     const cached = this.byDocument.get(project);
     if (cached && cached.inputs.every((input, index) => input === inputs[index])) return cached;
-    const json = JSON.stringify(this.represent(project, references, audience));
-    const entry = { inputs, json, digest: hash('sha1', json, 'base64url') };
+    const bytes = Buffer.from(JSON.stringify(this.represent(project, references, audience)));
+    const entry = { inputs, bytes, digest: hash('sha1', bytes, 'base64url') };
     this.byDocument.set(project, entry);
     return entry;
   }

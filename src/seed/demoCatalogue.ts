@@ -119,7 +119,10 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
   const importer = await RecordImport.open({ eventStore: deps.eventStore, storedFiles, clock: clock.now }, { actor: SEED_ACTOR });
   // As an upload does, the seed tells the stored-file check the facts of each file it has just stored.
   const media = new DemoMedia(deps.blobStore, { renders: options.renders, onStored: (key, facts) => storedFiles.remember(key, facts) });
-  if (importer.boundId('state', demoKeys.state(demoStates[0]!.slug)) === undefined) media.renderAhead(referencePictures());
+  if (importer.boundId('state', demoKeys.state(demoStates[0]!.slug)) === undefined) {
+    if ((await idBySlug(deps.eventStore, 'state', demoStates[0]!.slug)) !== null) throw new DemoCatalogueWithoutKeys();
+    media.renderAhead(referencePictures());
+  }
   if (options.projects >= RENDER_AHEAD_FROM) media.renderAhead(projectPictures());
   const reference = await ensureReferenceData(importer, clock, media);
   await ensurePlans(commands);
@@ -146,6 +149,21 @@ export async function seedDemoCatalogue(deps: SeedDeps, options: SeedOptions): P
   }
   await attachBrochures(commands, clock, brochureRandom, media, brochures);
   return { projects: seeded.length, lines: importer.lines, commands: commands.count };
+}
+
+/**
+ * The demo's first state exists but not under its import key: the catalogue was seeded through the commands
+ * alone (before the seed used the import) or an editor made that state, so the import keys the demo's
+ * projects name are not bound, and its reference data cannot be imported either (the slugs are taken).
+ */
+export class DemoCatalogueWithoutKeys extends Error {
+  constructor() {
+    super(
+      `The state "${demoStates[0]!.slug}" exists without the demo's import key ${demoKeys.state(demoStates[0]!.slug)}: this catalogue was ` +
+        'not seeded through the import, so demo projects cannot be added to it. Seed a fresh DATA_DIR instead.',
+    );
+    this.name = 'DemoCatalogueWithoutKeys';
+  }
 }
 
 /**

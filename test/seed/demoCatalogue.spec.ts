@@ -15,7 +15,14 @@ import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
-import { DEMO_CATALOGUE_EPOCH, nextDemoProjectOrdinal, seedDemoCatalogue } from '../../src/seed/demoCatalogue.js';
+import {
+  CommandRunner,
+  DEMO_CATALOGUE_EPOCH,
+  DemoCatalogueWithoutKeys,
+  nextDemoProjectOrdinal,
+  seedDemoCatalogue,
+} from '../../src/seed/demoCatalogue.js';
+import { blobStoredFiles } from '../../src/uploads/blobStoredFiles.js';
 import { DemoPictureRenders } from '../../src/seed/demoMedia.js';
 import { ImportKeys } from '../../src/import/importKeys.js';
 import { ndjson, runImport } from '../import/importLines.js';
@@ -315,6 +322,17 @@ describe('demo catalogue seed', () => {
     expect(report.created).toBe(1);
     const after = await loadAggregate(deps.eventStore, projectAggregate, project!.state!.id);
     expect(Object.values(after!.state!.payment_plans).map((plan) => plan.name)).toContain(cashPlan.name);
+  });
+
+  it('when the demo state exists without its import key, then seeding refuses with DemoCatalogueWithoutKeys and writes nothing', async () => {
+    const deps = freshStores();
+    const commands = new CommandRunner({ ...deps, storedFiles: blobStoredFiles(deps.blobStore) });
+    await commands.create('createState', { name: 'Dubai', slug: 'dubai', country_code: 'AE' });
+    const before = await allEvents(deps.eventStore);
+
+    await expect(seedDemoCatalogue(deps, { projects: 1, renders })).rejects.toBeInstanceOf(DemoCatalogueWithoutKeys);
+
+    expect(await allEvents(deps.eventStore)).toEqual(before);
   });
 
   it('when more projects are seeded later, then reference data is reused and the new projects continue the ordinals', async () => {

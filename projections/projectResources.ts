@@ -17,7 +17,15 @@ import {
 import { roundArea } from './shared/apiShape.js';
 import { withFields } from '../src/projectionEngine/docCopy.js';
 import { insertSorted, removeFirst } from './shared/sortedItems.js';
-import { alreadyApplied, positionNumber, type PositionedDoc, type Projection, type Recorded } from '../src/projectionEngine/projection.js';
+import {
+  alreadyApplied,
+  APPLIED,
+  positionNumber,
+  type PositionedDoc,
+  type Projection,
+  type ProjectionContext,
+  type Recorded,
+} from '../src/projectionEngine/projection.js';
 
 export const PROJECT_RESOURCES = 'project_resources';
 
@@ -193,6 +201,41 @@ function changeResources(doc: ProjectResourcesDoc, event: Recorded<Exclude<Resou
   }
 }
 
+/** Applies the event to the project's document as `get` or `peek` has just answered it. */
+function applyTo(event: Recorded<ResourceEvent>, current: ProjectResourcesDoc | null, ctx: ProjectionContext): void {
+  const projectId = event.data.project_id;
+  if (alreadyApplied(current, event)) return;
+  const position = positionNumber(event);
+  if (event.type === 'ProjectCreated') {
+    ctx.put(PROJECT_RESOURCES, {
+      _id: projectId,
+      project_id: projectId,
+      floor_plans: [],
+      payment_plans: [],
+      media: { items: [], master_plan_document: null },
+      video: null,
+      amenities: [],
+      nearby: [],
+      payment_methods: [],
+      faqs: [],
+      virtual_tours: [],
+      floor_plates: [],
+      brochure: null,
+      related_project_ids: [],
+      _position: position,
+    } satisfies ProjectResourcesDoc);
+    return;
+  }
+  if (!current) return;
+  const doc = ctx.draftKnown(PROJECT_RESOURCES, projectId, ownResources)!;
+  changeResources(doc, event);
+  doc._position = position;
+}
+
+async function applyAfterGet(event: Recorded<ResourceEvent>, ctx: ProjectionContext): Promise<void> {
+  applyTo(event, await ctx.get<ProjectResourcesDoc>(PROJECT_RESOURCES, event.data.project_id), ctx);
+}
+
 /**
  * Every project's related collections (the sub-resource endpoints and GET /projects/resources), one
  * document per project.
@@ -203,36 +246,14 @@ export const projectResourcesProjection: Projection<ResourceEvent> = {
   collections: [PROJECT_RESOURCES],
   indexes: {},
   handles: ['ProjectCreated', ...changeFeedRelatedEventTypes, ...changeFeedSilentEventTypes],
-  async apply(event, ctx) {
-    const projectId = event.data.project_id;
-    const known = ctx.peek<ProjectResourcesDoc>(PROJECT_RESOURCES, projectId);
-    const current = known === undefined ? await ctx.get<ProjectResourcesDoc>(PROJECT_RESOURCES, projectId) : known;
-    if (alreadyApplied(current, event)) return;
-    const position = positionNumber(event);
-    if (event.type === 'ProjectCreated') {
-      ctx.put(PROJECT_RESOURCES, {
-        _id: projectId,
-        project_id: projectId,
-        floor_plans: [],
-        payment_plans: [],
-        media: { items: [], master_plan_document: null },
-        video: null,
-        amenities: [],
-        nearby: [],
-        payment_methods: [],
-        faqs: [],
-        virtual_tours: [],
-        floor_plates: [],
-        brochure: null,
-        related_project_ids: [],
-        _position: position,
-      } satisfies ProjectResourcesDoc);
-      return;
+  apply(event, ctx) {
+    try {
+      const current = ctx.peek<ProjectResourcesDoc>(PROJECT_RESOURCES, event.data.project_id);
+      if (current === undefined) return applyAfterGet(event, ctx);
+      applyTo(event, current, ctx);
+      return APPLIED;
+    } catch (error) {
+      return Promise.reject(error);
     }
-    if (!current) return;
-    const own = ctx.draftKnown(PROJECT_RESOURCES, projectId, ownResources);
-    const doc = (own === undefined ? await ctx.draft(PROJECT_RESOURCES, projectId, ownResources) : own)!;
-    changeResources(doc, event);
-    doc._position = position;
   },
 };

@@ -15,6 +15,7 @@ import { setFields, withFields } from '../src/projectionEngine/docCopy.js';
 import { insertSorted, removeFirst } from './shared/sortedItems.js';
 import {
   alreadyApplied,
+  APPLIED,
   everyEventType,
   positionNumber,
   type PositionedDoc,
@@ -268,17 +269,19 @@ async function createdProject(event: Recorded<ProjectEventOf<'ProjectCreated'>>,
   return created;
 }
 
-/** An edit of the project itself, other than its creation, to the page's own copy of it. */
-async function applyOwnEdit(
-  event: Recorded<Exclude<OwnEditEvent, { type: 'ProjectCreated' }>>,
+async function reviseProject(
+  event: Recorded<ProjectEventOf<'ProjectRevised'>>,
   project: ProjectDoc,
   ctx: ProjectionContext,
 ): Promise<void> {
+  setFields(project, await shapedChanges(ctx, event.data.changes));
+  project._search = await projectSearch(ctx, project);
+  project.updated_at = event.data.at;
+}
+
+/** An edit of the project itself, other than its creation or revision, to the page's own copy of it. */
+function applyOwnEdit(event: Recorded<Exclude<OwnEditEvent, { type: 'ProjectCreated' | 'ProjectRevised' }>>, project: ProjectDoc): void {
   switch (event.type) {
-    case 'ProjectRevised':
-      setFields(project, await shapedChanges(ctx, event.data.changes));
-      project._search = await projectSearch(ctx, project);
-      break;
     case 'ProjectPublished':
       project.published = true;
       break;
@@ -422,8 +425,51 @@ const publishedListOrder = (field: 'updated_at' | 'starting_from' | 'name', dire
   ],
 });
 
+type EditEvent = Recorded<OwnEditEvent | CollectionEvent>;
+/** The edits applied without waiting for anything but the project itself. */
+type PlainEditEvent = Recorded<Exclude<OwnEditEvent | CollectionEvent, { type: 'ProjectCreated' | 'ProjectRevised' }>>;
+
 const ownEditTypes: ReadonlySet<string> = new Set(projectOwnEditEventTypes);
-const isOwnEdit = (event: Recorded<OwnEditEvent | CollectionEvent>): event is Recorded<OwnEditEvent> => ownEditTypes.has(event.type);
+const isOwnEdit = (event: PlainEditEvent): event is Recorded<Exclude<OwnEditEvent, { type: 'ProjectCreated' | 'ProjectRevised' }>> =>
+  ownEditTypes.has(event.type);
+
+function applyPlainEdit(event: PlainEditEvent, project: ProjectDoc): void {
+  if (isOwnEdit(event)) applyOwnEdit(event, project);
+  else applyCollectionEdit(event, project);
+  project._position = positionNumber(event);
+}
+
+/**
+ * Applies the edit without waiting, when it needs nothing but the project and the unit of work holds that
+ * (see ProjectionContext.peek), as it does for nearly every event of a replay: whether it did.
+ */
+function appliedAtOnce(event: EditEvent, ctx: ProjectionContext): boolean {
+  if (event.type === 'ProjectCreated' || event.type === 'ProjectRevised') return false;
+  const id = event.data.project_id;
+  const current = ctx.peek<ProjectDoc>(PROJECTS, id);
+  if (current === undefined) return false;
+  // The document was just found, so its draft is made at once.
+  if (current && !alreadyApplied(current, event)) applyPlainEdit(event, ctx.draftKnown(PROJECTS, id, ownProject)!);
+  return true;
+}
+
+async function applyProjectEdit(event: EditEvent, ctx: ProjectionContext): Promise<void> {
+  const id = event.data.project_id;
+  const current = await ctx.get<ProjectDoc>(PROJECTS, id);
+  if (alreadyApplied(current, event)) return;
+  if (event.type === 'ProjectCreated') {
+    ctx.put(PROJECTS, await createdProject(event, ctx));
+    return;
+  }
+  if (!current) return;
+  const project = (await ctx.draft(PROJECTS, id, ownProject))!;
+  if (event.type !== 'ProjectRevised') {
+    applyPlainEdit(event, project);
+    return;
+  }
+  await reviseProject(event, project, ctx);
+  project._position = positionNumber(event);
+}
 
 /**
  * Projects in summary and detail representation (GET /projects, /projects/{id-or-slug}, detail batches).
@@ -470,7 +516,7 @@ export const projectsProjection: Projection<ProjectsEvent> = {
       CommunityRevised: true,
     }),
   ],
-  async apply(event, ctx) {
+  apply(event, ctx) {
     switch (event.type) {
       case 'UnitTypeCreated':
       case 'UnitTypeRevised':
@@ -480,22 +526,12 @@ export const projectsProjection: Projection<ProjectsEvent> = {
       case 'CommunityCreated':
       case 'CommunityRevised':
         return applyNamedReferenceEvent(event, ctx);
-      default: {
-        const id = event.data.project_id;
-        const known = ctx.peek<ProjectDoc>(PROJECTS, id);
-        const current = known === undefined ? await ctx.get<ProjectDoc>(PROJECTS, id) : known;
-        if (alreadyApplied(current, event)) return;
-        if (event.type === 'ProjectCreated') {
-          ctx.put(PROJECTS, await createdProject(event, ctx));
-          return;
+      default:
+        try {
+          return appliedAtOnce(event, ctx) ? APPLIED : applyProjectEdit(event, ctx);
+        } catch (error) {
+          return Promise.reject(error);
         }
-        if (!current) return;
-        const own = ctx.draftKnown(PROJECTS, id, ownProject);
-        const project = (own === undefined ? await ctx.draft(PROJECTS, id, ownProject) : own)!;
-        if (isOwnEdit(event)) await applyOwnEdit(event, project, ctx);
-        else applyCollectionEdit(event, project);
-        project._position = positionNumber(event);
-      }
     }
   },
 };

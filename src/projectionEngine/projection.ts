@@ -29,7 +29,10 @@ export interface ProjectionContext {
    * nearly every document this way, and an await per event costs a promise and a turn of the microtask queue.
    */
   peek<T extends Doc = Doc>(collection: string, id: DocId): T | null | undefined;
-  /** `draft` without waiting, for a document `peek` knows: undefined, having made nothing, when only the store can tell. */
+  /**
+   * `draft` without waiting, for a document `peek` knows: undefined, having made nothing, when only the store
+   * can tell (never for a document `peek` or `get` has just answered).
+   */
   draftKnown<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): T | null | undefined;
 }
 
@@ -51,6 +54,13 @@ export interface Projection<Event extends DomainEvent = DomainEvent> {
   readonly handles: readonly Event['type'][];
   apply(event: Recorded<Event>, ctx: ProjectionContext): Promise<void>;
 }
+
+/**
+ * What `apply` answers for an event it applied without waiting for anything (see ProjectionContext.peek):
+ * one settled promise for every such event, where an async function makes a promise, and keeps its state,
+ * per call.
+ */
+export const APPLIED: Promise<void> = Promise.resolve();
 
 /**
  * The name a projection's checkpoint is stored under: it carries the version, so a projector finds no

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { roundArea } from '../../projections/shared/apiShape.js';
 import { PROJECT_RESOURCES, projectResourcesProjection, type ProjectResourcesDoc } from '../../projections/projectResources.js';
 import { bedroomRange, PROJECTS, projectsProjection, type BedroomType, type ProjectDoc } from '../../projections/projects.js';
+import type { Projection, ProjectionContext } from '../../src/projectionEngine/projection.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import {
   communityEvent,
@@ -349,6 +350,21 @@ describe('project resources read model', () => {
       projectEvent('BrochureRemoved', 1, {}),
     ]);
     expect(await resources(1)).toMatchObject({ floor_plans: [], video: null, brochure: null });
+  });
+});
+
+describe('projects and project resources applied without waiting', () => {
+  it('when an edit fails before anything is awaited, then apply answers a rejected promise rather than throwing', async () => {
+    const failing = {
+      peek: () => {
+        throw new Error('store gone');
+      },
+    } as unknown as ProjectionContext;
+    const [event] = await recorded([projectEvent('FloorPlanRemoved', 1, { floor_plan_id: 21 })]);
+    for (const projection of [projectsProjection, projectResourcesProjection] as Projection[]) {
+      const applying = projection.apply(event!, failing);
+      await expect(applying).rejects.toThrow('store gone');
+    }
   });
 });
 

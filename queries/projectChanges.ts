@@ -68,14 +68,23 @@ const changesQuery = z
     }
   });
 
+/** What changed, as a set of bits: bit i stands for changeKinds[i] (a page reads one per project, not a Set). */
+type KindBits = number;
+
+const kindBit = (kind: ChangeKind): KindBits => 1 << changeKinds.indexOf(kind);
+
+/** The `changes` array of every set of kinds, serialised in changeKinds' order. */
+const changesJson = Array.from({ length: 1 << changeKinds.length }, (_, bits) =>
+  JSON.stringify(changeKinds.filter((_kind, index) => (bits & (1 << index)) !== 0)),
+);
+
 interface ChangeSummary {
   changedAt: string;
-  kinds: ReadonlySet<ChangeKind>;
+  kinds: KindBits;
 }
 
 interface ChangedProject extends ChangeSummary {
   projectId: number;
-  kinds: Set<ChangeKind>;
   /** Each removal from a community where the project was published, with the changes up to and including it. */
   withdrawals: Array<ChangeSummary & { communityId: number }>;
 }
@@ -86,16 +95,16 @@ function changedProjects(changes: readonly ProjectChangeDoc[]): ChangedProject[]
   for (const change of changes) {
     let changed = byProject.get(change.project_id);
     if (!changed) {
-      changed = { projectId: change.project_id, changedAt: change.changed_at, kinds: new Set(), withdrawals: [] };
+      changed = { projectId: change.project_id, changedAt: change.changed_at, kinds: 0, withdrawals: [] };
       byProject.set(change.project_id, changed);
     }
     if (change.changed_at > changed.changedAt) changed.changedAt = change.changed_at;
-    changed.kinds.add(change.kind);
+    changed.kinds |= kindBit(change.kind);
     if (change.withdrawn_from_community_id !== null) {
       changed.withdrawals.push({
         communityId: change.withdrawn_from_community_id,
         changedAt: changed.changedAt,
-        kinds: new Set(changed.kinds),
+        kinds: changed.kinds,
       });
     }
   }
@@ -207,13 +216,47 @@ async function cutCursorPage(
 const ITEM_CLOSING = Buffer.from('}');
 const NO_PROJECT = Buffer.from('null');
 
+/** An item's bytes before its project (`{"project_id":...,"project":`), and the item's digest, for the summary it was made with. */
+interface ItemHead {
+  changedAt: string;
+  kinds: KindBits;
+  /** The digest of the project's summary; null when the item reports it removed. */
+  summaryDigest: string | null;
+  opening: Buffer;
+  digest: string;
+}
+
 /**
- * The page's items as UTF-8 bytes, joined by the response (SerializedJsonArray). Each project's summary is
- * the serialised one lists reuse, already bytes, while the project and what it names are unchanged, so an
- * item costs the encoding of its short head only; they are still built in slices (queries/slicedMap.ts) so
- * that a page of summaries not cached yet does not hold up other clients' requests. The digest stands for
- * the page in the ETag, so the whole body is not hashed. The bytes are JSON.stringify's of the items,
- * `project` last.
+ * Each project's last item head, kept while it reports the same change with the same summary: a client
+ * syncing the whole feed page after page reads the same items again, and a page then builds and encodes
+ * nothing but its body (issue 19). Keyed by project, so it holds one head (about 110 bytes) per project.
+ */
+const itemHeads = new Map<number, ItemHead>();
+
+function itemHead(entry: ReportedChange, summaryDigest: string | null): ItemHead {
+  const cached = itemHeads.get(entry.projectId);
+  if (cached?.changedAt === entry.changedAt && cached.kinds === entry.kinds && cached.summaryDigest === summaryDigest) return cached;
+  // JSON.stringify's bytes of {project_id, changed_at, changes, removed, project}, up to the project.
+  const opening =
+    `{"project_id":${entry.projectId},"changed_at":${JSON.stringify(entry.changedAt)},"changes":${changesJson[entry.kinds]!},` +
+    `"removed":${summaryDigest === null},"project":`;
+  const head = {
+    changedAt: entry.changedAt,
+    kinds: entry.kinds,
+    summaryDigest,
+    opening: Buffer.from(opening),
+    digest: `${opening}${summaryDigest ?? 'null'}}`,
+  };
+  itemHeads.set(entry.projectId, head);
+  return head;
+}
+
+/**
+ * The page's items as UTF-8 bytes in parts, joined by the response (SerializedJsonArray): each item is its
+ * head (itemHeads), its project's summary (the serialised one lists reuse while the project and what it names
+ * are unchanged) and a closing brace. They are built in slices (queries/slicedMap.ts) so that a page of
+ * summaries not cached yet does not hold up other clients' requests. The digest stands for the page in the
+ * ETag, so the whole body is not hashed.
  */
 async function representChanges(readStore: ReadStore, reported: readonly ReportedChange[], baseUrl: string): Promise<SerializedJsonArray> {
   const references = await projectReferences(
@@ -221,24 +264,14 @@ async function representChanges(readStore: ReadStore, reported: readonly Reporte
     reported.flatMap((entry) => (entry.project ? [entry.project] : [])),
   );
   const audience = { baseUrl, detailFields: null };
+  const digests: string[] = [];
   const items = await mapInSlices(reported, (entry) => {
-    const head = JSON.stringify({
-      project_id: entry.projectId,
-      changed_at: entry.changedAt,
-      changes: changeKinds.filter((kind) => entry.kinds.has(kind)),
-      removed: entry.project === null,
-    });
-    const project = entry.project ? serializedSummaries.one(entry.project, references, audience) : null;
-    const opening = `${head.slice(0, -1)},"project":`;
-    return {
-      bytes: Buffer.concat([Buffer.from(opening), project?.bytes ?? NO_PROJECT, ITEM_CLOSING]),
-      digest: `${opening}${project?.digest ?? 'null'}}`,
-    };
+    const summary = entry.project ? serializedSummaries.one(entry.project, references, audience) : null;
+    const head = itemHead(entry, summary?.digest ?? null);
+    digests.push(head.digest);
+    return [head.opening, summary?.bytes ?? NO_PROJECT, ITEM_CLOSING];
   });
-  return new SerializedJsonArray(
-    items.map((item) => item.bytes),
-    `[${items.map((item) => item.digest).join(',')}]`,
-  );
+  return new SerializedJsonArray(items, `[${digests.join(',')}]`);
 }
 
 async function cursorPage(
@@ -264,8 +297,8 @@ interface SinceReport extends ChangeSummary {
   visible: boolean;
 }
 
-const kindsAfter = (times: ChangeTimes, since: string): Set<ChangeKind> =>
-  new Set(changeKinds.filter((kind) => (times[kind] ?? '') > since));
+const kindsAfter = (times: ChangeTimes, since: string): KindBits =>
+  changeKinds.reduce((bits, kind, index) => ((times[kind] ?? '') > since ? bits | (1 << index) : bits), 0);
 
 /**
  * The feed's rule on a project's summary: visible to the client now (published, in its restriction and
@@ -390,11 +423,11 @@ async function updatedSincePage(
     ).map((project) => [project.id, project]),
   );
   const reported = reports.flatMap((report): ReportedChange[] => {
-    if (!report.visible) return [{ ...report, project: null }];
+    if (!report.visible) return [{ projectId: report.projectId, changedAt: report.changedAt, kinds: report.kinds, project: null }];
     const project = projects.get(report.projectId);
     // The projects read model is projected apart from the summaries, a moment behind or ahead of them: a
     // project it does not serve this client yet is left to the next read rather than shown as it is not served.
-    return visibleNow(project, scope) ? [{ ...report, project }] : [];
+    return visibleNow(project, scope) ? [{ projectId: report.projectId, changedAt: report.changedAt, kinds: report.kinds, project }] : [];
   });
   return {
     data: await representChanges(readStore, reported, baseUrl),

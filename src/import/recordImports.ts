@@ -43,7 +43,7 @@ import * as unpublishSubCommunity from '../../commands/subCommunities/unpublishS
 import * as createUnitType from '../../commands/unitTypes/createUnitType.js';
 import * as reviseUnitType from '../../commands/unitTypes/reviseUnitType.js';
 import type { CatalogueSlice } from '../catalogue/catalogueCommands.js';
-import { noCatalogueFacts, readCatalogueFacts } from '../catalogue/catalogueReferences.js';
+import { noCatalogueFacts, type CatalogueFacts } from '../catalogue/catalogueReferences.js';
 import { communityAggregate } from '../catalogue/community.js';
 import { developerAggregate } from '../catalogue/developer.js';
 import { projectAggregate, type Project } from '../catalogue/project.js';
@@ -77,9 +77,9 @@ export class LineRefused extends Error {
 /** How the field paths of a command's errors (`body.developer_id`) read in the line (`data.developer`); longest prefix wins. */
 type FieldNames = Record<string, string>;
 
-/** One command of a line: its slice decides on the state the commands before it left. */
+/** One command of a line: its slice decides on the state the commands before it left (a promise only when it read the log). */
 interface Step<State> {
-  decide(state: State, meta: StepMeta, batch: ImportBatch): Promise<DomainEvent[]>;
+  decide(state: State, meta: StepMeta, batch: ImportBatch): DomainEvent[] | Promise<DomainEvent[]>;
 }
 
 interface StepMeta {
@@ -94,16 +94,30 @@ function step<Command, State, Event extends DomainEvent>(
   command: Command,
   fields: FieldNames,
 ): Step<State> {
-  return {
-    async decide(state, meta, batch) {
-      const references = slice.references ? await readCatalogueFacts(batch.references, slice.references(command, state)) : noCatalogueFacts;
-      try {
-        return slice.decide(command, state, { ...meta, references });
-      } catch (error) {
-        throw error instanceof ApiError ? refusalOf(error, fields) : error;
-      }
-    },
-  };
+  return new CommandStep(slice, command, fields);
+}
+
+/** A class rather than closures: a project line builds a dozen steps, and each closure made per line costs. */
+class CommandStep<Command, State, Event extends DomainEvent> implements Step<State> {
+  constructor(
+    private readonly slice: CatalogueSlice<Command, State, Event>,
+    private readonly command: Command,
+    private readonly fields: FieldNames,
+  ) {}
+
+  decide(state: State, meta: StepMeta, batch: ImportBatch): DomainEvent[] | Promise<DomainEvent[]> {
+    const references = this.slice.references ? batch.facts(this.slice.references(this.command, state)) : noCatalogueFacts;
+    if (references instanceof Promise) return references.then((facts) => this.decideWith(state, meta, facts));
+    return this.decideWith(state, meta, references);
+  }
+
+  private decideWith(state: State, meta: StepMeta, references: CatalogueFacts): DomainEvent[] {
+    try {
+      return this.slice.decide(this.command, state, { ...meta, references });
+    } catch (error) {
+      throw error instanceof ApiError ? refusalOf(error, this.fields) : error;
+    }
+  }
 }
 
 function refusalOf(error: ApiError, names: FieldNames): LineRefused {
@@ -143,7 +157,8 @@ async function decideSteps<State, Event extends DomainEvent>(
   const events: NewEvent[] = [];
   const metadata = { actor: context.actor, at: context.now };
   for (const next of steps) {
-    for (const event of await next.decide(state, meta, context.batch)) {
+    const decided = next.decide(state, meta, context.batch);
+    for (const event of decided instanceof Promise ? await decided : decided) {
       state = aggregate.evolve(state, event as Event);
       events.push({ type: event.type, data: event.data, metadata });
     }

@@ -21,29 +21,38 @@ export function orderedEventIds(): () => string {
   const versionAndPrefix = `7${hex(prefix >>> 10, 3)}`;
   const variantAndPrefix = hex(0x800 | (prefix & 0x3ff), 3);
   let lastMs = 0;
-  let sequence = 0;
-  // Up to the sequence's first digit, formatted once per millisecond rather than once per event.
+  // The sequence as its first 9 hex digits and its last 4, so that each id formats a small number only.
+  let high = 0;
+  let low = 0;
+  // Up to the sequence's last 4 digits, formatted when `high` changes rather than once per event.
   let head = '';
-  const startMillisecond = (ms: number) => {
+  const startHigh = () => {
+    const digits = hex(high, 9);
+    const time = hex(lastMs, 12);
+    head = `${time.slice(0, 8)}-${time.slice(8)}-${versionAndPrefix}-${variantAndPrefix}${digits[0]}-${digits.slice(1)}`;
+  };
+  const startMillisecond = (ms: number, sequence: number) => {
     lastMs = ms;
-    const time = hex(ms, 12);
-    head = `${time.slice(0, 8)}-${time.slice(8)}-${versionAndPrefix}-${variantAndPrefix}`;
+    high = Math.floor(sequence / LOW_LIMIT);
+    low = sequence % LOW_LIMIT;
+    startHigh();
   };
   return () => {
     const now = Date.now();
-    if (now > lastMs) {
-      startMillisecond(now);
-      sequence = randomInt(SEQUENCE_START_LIMIT);
-    } else if (++sequence >= SEQUENCE_LIMIT) {
-      startMillisecond(lastMs + 1);
-      sequence = 0;
+    if (now > lastMs) startMillisecond(now, randomInt(SEQUENCE_START_LIMIT));
+    else if (++low === LOW_LIMIT) {
+      low = 0;
+      if (++high === HIGH_LIMIT) startMillisecond(lastMs + 1, 0);
+      else startHigh();
     }
-    const digits = hex(sequence, 13);
-    return `${head}${digits[0]}-${digits.slice(1)}`;
+    return head + BYTE_HEX[low >>> 8]! + BYTE_HEX[low & 0xff]!;
   };
 }
 
+const LOW_LIMIT = 2 ** 16;
+const HIGH_LIMIT = SEQUENCE_LIMIT / LOW_LIMIT;
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
+const BYTE_HEX = Array.from({ length: 256 }, (_, byte) => hex(byte, 2));
 
 /** The event store as the import appends through it: every event without an id gets an ordered one. */
 export function withOrderedEventIds(eventStore: EventStore): EventStore {

@@ -12,6 +12,7 @@ import type { Limits } from '../src/limits/limits.js';
 import type { LinkSigner } from '../src/http/signedLinks.js';
 import { issuesToFields } from '../src/http/validation.js';
 import type { ReadStore } from '../src/readStore/readStore.js';
+import { yieldAfterSlice } from './slicedMap.js';
 
 /** What a /v1 query handler may use. */
 export interface QueryDeps {
@@ -196,7 +197,10 @@ export function createQueryRouter(routes: readonly QueryRoute[], deps: QueryDeps
         const grants = route.queryGrants.of(query);
         requireGrants(access, grants.scopes, grants.entitlements);
       }
-      await send(req, res, await route.handle({ params, query, access, baseUrl }, deps), access, deps.limits);
+      const handled = performance.now();
+      const result = await route.handle({ params, query, access, baseUrl }, deps);
+      await yieldAfterSlice(handled);
+      await send(req, res, result, access, deps.limits);
     });
   }
   rejectOtherMethods(

@@ -27,3 +27,12 @@ export async function mapInSlices<T, R>(
   }
   return shaped;
 }
+
+/**
+ * Lets the event loop serve the requests that arrived meanwhile when the synchronous work since `start` has
+ * taken a slice: a large response written right after the work that built it held other clients' requests
+ * for both (a change-feed page: its reads and shaping, then its hashing, joining and writing, issue 19).
+ */
+export async function yieldAfterSlice(start: number, sliceMs: number = SLICE_MS): Promise<void> {
+  if (performance.now() - start >= sliceMs) await nextTurn();
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapInSlices } from '../../queries/slicedMap.js';
+import { mapInSlices, yieldAfterSlice } from '../../queries/slicedMap.js';
 
 /** Holds the thread for `ms`, as shaping a large item would. */
 function busyFor(ms: number): void {
@@ -29,6 +29,24 @@ describe('mapInSlices', () => {
     let turned = false;
     setImmediate(() => (turned = true));
     await mapInSlices([1, 2, 3], (item) => item * 2, 1_000);
+    expect(turned).toBe(false);
+  });
+});
+
+describe('yieldAfterSlice', () => {
+  it('when the work since the start has taken a slice, then a callback queued meanwhile runs before the work goes on', async () => {
+    const start = performance.now();
+    let turned = false;
+    setImmediate(() => (turned = true));
+    busyFor(2);
+    await yieldAfterSlice(start, 1);
+    expect(turned).toBe(true);
+  });
+
+  it('when the work since the start fits in a slice, then it goes on without waiting for a turn of the event loop', async () => {
+    let turned = false;
+    setImmediate(() => (turned = true));
+    await yieldAfterSlice(performance.now(), 1_000);
     expect(turned).toBe(false);
   });
 });

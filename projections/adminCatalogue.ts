@@ -14,6 +14,7 @@ import { evolveSubCommunity, type SubCommunity, type SubCommunityEvent } from '.
 import { evolveUnitType, type UnitType, type UnitTypeEvent } from '../src/catalogue/unitType.js';
 import {
   alreadyApplied,
+  APPLIED,
   everyEventType,
   positionNumber,
   type PositionedDoc,
@@ -161,13 +162,10 @@ async function createProject(event: Recorded<ProjectEventOf<'ProjectCreated'>>, 
   else await ctx.draft<AdminProjectDoc>(ADMIN_PROJECTS, projectId, () => created);
 }
 
-/** Applies one event of a project's stream; an event of a project never created changes nothing. */
-async function applyProjectEvent(event: Recorded<ProjectEvent>, ctx: ProjectionContext): Promise<void> {
-  if (event.type === 'ProjectCreated') return createProject(event, ctx);
-  // Drafted before the idempotency check, which spares every event a read of its own; an event applied
-  // again writes its project unchanged.
-  const project = await ctx.draft<AdminProjectDoc>(ADMIN_PROJECTS, event.data.project_id, ownProject);
-  if (!project || alreadyApplied(project, event)) return;
+type ProjectEdit = Exclude<Recorded<ProjectEvent>, { type: 'ProjectCreated' }>;
+
+/** The project's fields an edit of its stream changes (its search text aside). */
+function changeProject(project: AdminProjectDoc, event: ProjectEdit): void {
   const at = event.data.at;
   switch (event.type) {
     case 'ProjectRevised': {
@@ -202,6 +200,29 @@ async function applyProjectEvent(event: Recorded<ProjectEvent>, ctx: ProjectionC
   project.revision = event.revision;
   project.edited_at = at;
   project._position = positionNumber(event);
+}
+
+/**
+ * Applies the edit without waiting, when it needs nothing but the project and the unit of work holds that
+ * (see ProjectionContext.peek), as it does for nearly every event of a replay: whether it did.
+ */
+function appliedAtOnce(event: ProjectEdit, ctx: ProjectionContext): boolean {
+  if (event.type === 'ProjectRevised') return false;
+  const projectId = event.data.project_id;
+  const current = ctx.peek<AdminProjectDoc>(ADMIN_PROJECTS, projectId);
+  if (current === undefined) return false;
+  // The document was just found, so its draft is made at once.
+  if (current && !alreadyApplied(current, event)) changeProject(ctx.draftKnown(ADMIN_PROJECTS, projectId, ownProject)!, event);
+  return true;
+}
+
+/** An edit of a project's stream; an event of a project never created changes nothing. */
+async function applyProjectEdit(event: ProjectEdit, ctx: ProjectionContext): Promise<void> {
+  const projectId = event.data.project_id;
+  const current = await ctx.get<AdminProjectDoc>(ADMIN_PROJECTS, projectId);
+  if (!current || alreadyApplied(current, event)) return;
+  const project = (await ctx.draft<AdminProjectDoc>(ADMIN_PROJECTS, projectId, ownProject))!;
+  changeProject(project, event);
   // A revision may rename the project or move it; the names it takes from its developer and community are
   // read again too, as they were before this projection changed documents in place.
   if (event.type === 'ProjectRevised') project._search = await projectSearch(ctx, project);
@@ -326,7 +347,12 @@ export const adminCatalogueProjection: Projection<AdminCatalogueEvent> = {
     }),
   ],
   apply(event, ctx) {
-    // A project's event, most of the log, goes straight to its function, without an async frame of this one.
-    return isProjectEvent(event) ? applyProjectEvent(event, ctx) : applyReferenceEvent(event, ctx);
+    if (!isProjectEvent(event)) return applyReferenceEvent(event, ctx);
+    if (event.type === 'ProjectCreated') return createProject(event, ctx);
+    try {
+      return appliedAtOnce(event, ctx) ? APPLIED : applyProjectEdit(event, ctx);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   },
 };

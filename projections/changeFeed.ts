@@ -3,6 +3,7 @@ import { changeFeedRelatedEventTypes, projectOwnEditEventTypes, type ProjectEven
 import { withFields } from '../src/projectionEngine/docCopy.js';
 import {
   alreadyApplied,
+  APPLIED,
   positionNumber,
   type PositionedDoc,
   type Projection,
@@ -178,6 +179,44 @@ function firstSummary(projectId: number, position: number, publication: Publicat
 }
 
 /**
+ * Applies the event given the project's summary as it stands (null before its first reported event). The
+ * summary was just answered by peek or get, so its draft is made at once (see ProjectionContext.draftKnown).
+ */
+function applyTo(event: Recorded<ReportedEvent>, current: ProjectChangeSummaryDoc | null, ctx: ProjectionContext): void {
+  if (alreadyApplied(current, event)) return;
+  const position = positionNumber(event);
+  const projectId = event.data.project_id;
+  const publication = publicationAfter(event, current);
+  const withdrawnFrom =
+    current?.published === true && !(publication?.published === true && publication.community_id === current.community_id)
+      ? current.community_id
+      : null;
+  const entry: ProjectChangeDoc = {
+    _id: String(position),
+    position,
+    project_id: projectId,
+    changed_at: event.data.at,
+    event_type: event.type,
+    kind: isOwnEdit(event) ? 'project' : relatedCollectionOf[event.type],
+    withdrawn_from_community_id: withdrawnFrom,
+  };
+  ctx.put(PROJECT_CHANGES, entry);
+  if (!publication) return;
+  // The stored summary's copy is made by a function made once, not by a closure per event.
+  const summary = current
+    ? ctx.draftKnown<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, ownCopy)
+    : ctx.draftKnown<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, () =>
+        firstSummary(projectId, position, publication, entry.changed_at),
+      );
+  changeSummary(summary!, entry, publication, withdrawnFrom);
+}
+
+/** The event once the unit of work has read the project's summary from the store. */
+async function applyAfterReading(event: Recorded<ReportedEvent>, ctx: ProjectionContext): Promise<void> {
+  applyTo(event, await ctx.get<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, event.data.project_id), ctx);
+}
+
+/**
  * The change feed's index (GET /projects/changes) in two shapes. The entries: every reported change of a
  * project in log order, read by `position` after a cursor; they are keyed by log position and written with
  * the checkpoint of their batch, so a reader that resumes after position P, reading no further than the
@@ -228,33 +267,14 @@ export const changeFeedProjection: Projection<ReportedEvent> = {
     ],
   },
   handles: [...projectOwnEditEventTypes, ...changeFeedRelatedEventTypes],
-  async apply(event, ctx) {
-    const position = positionNumber(event);
-    const projectId = event.data.project_id;
-    const current = await ctx.get<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId);
-    if (alreadyApplied(current, event)) return;
-    const publication = publicationAfter(event, current);
-    const withdrawnFrom =
-      current?.published === true && !(publication?.published === true && publication.community_id === current.community_id)
-        ? current.community_id
-        : null;
-    const entry: ProjectChangeDoc = {
-      _id: String(position),
-      position,
-      project_id: projectId,
-      changed_at: event.data.at,
-      event_type: event.type,
-      kind: isOwnEdit(event) ? 'project' : relatedCollectionOf[event.type],
-      withdrawn_from_community_id: withdrawnFrom,
-    };
-    ctx.put(PROJECT_CHANGES, entry);
-    if (!publication) return;
-    // The stored summary's copy is made by a function made once, not by a closure per event.
-    const summary = current
-      ? await ctx.draft<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, ownCopy)
-      : await ctx.draft<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, projectId, () =>
-          firstSummary(projectId, position, publication, entry.changed_at),
-        );
-    changeSummary(summary!, entry, publication, withdrawnFrom);
+  apply(event, ctx) {
+    try {
+      const current = ctx.peek<ProjectChangeSummaryDoc>(PROJECT_CHANGE_SUMMARIES, event.data.project_id);
+      if (current === undefined) return applyAfterReading(event, ctx);
+      applyTo(event, current, ctx);
+      return APPLIED;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   },
 };

@@ -6,6 +6,7 @@ import type { ImageRef } from '../src/catalogue/imageRef.js';
 import type { ProjectEventOf } from '../src/catalogue/project.js';
 import {
   alreadyApplied,
+  APPLIED,
   everyEventType,
   positionNumber,
   type PositionedDoc,
@@ -279,6 +280,51 @@ const ownCopy = (doc: MediaAddressesDoc | null): MediaAddressesDoc | null =>
 const emptyDoc = (owner: string): MediaAddressesDoc => ({ _id: owner, media_ids: [], addresses: [], _position: 0 });
 
 /**
+ * Applies the event to its owner's document as it stands (null before its first picture); `changed` is
+ * undefined for a project's deletion. The document was just answered by peek or get, so its draft is made
+ * at once (see ProjectionContext.draftKnown).
+ */
+function applyTo(
+  event: Recorded<MediaAddressEvent>,
+  owner: string,
+  changed: Change | undefined,
+  current: MediaAddressesDoc | null,
+  ctx: ProjectionContext,
+): void {
+  if (alreadyApplied(current, event)) return;
+  if (!changed) {
+    if (!current) return;
+    const doc = ctx.draftKnown<MediaAddressesDoc>(MEDIA_ADDRESSES, owner, ownCopy)!;
+    doc.addresses = doc.addresses.map((address) => showing(address, []));
+    doc._position = positionNumber(event);
+    return;
+  }
+  const index = current ? current.media_ids.indexOf(changed.mediaId) : -1;
+  if (index === -1 && changed.onlyIfKnown) return;
+  // The stored document's copy is made by a function made once, not by a closure per event.
+  const doc = current
+    ? ctx.draftKnown<MediaAddressesDoc>(MEDIA_ADDRESSES, owner, ownCopy)!
+    : ctx.draftKnown<MediaAddressesDoc>(MEDIA_ADDRESSES, owner, () => emptyDoc(owner))!;
+  if (index === -1) {
+    doc.media_ids.push(changed.mediaId);
+    doc.addresses.push(showing(null, changed.images));
+  } else {
+    doc.addresses[index] = showing(doc.addresses[index]!, changed.images);
+  }
+  doc._position = positionNumber(event);
+}
+
+/** The event once the unit of work has read its owner's document from the store. */
+async function applyAfterReading(
+  event: Recorded<MediaAddressEvent>,
+  owner: string,
+  changed: Change | undefined,
+  ctx: ProjectionContext,
+): Promise<void> {
+  applyTo(event, owner, changed, await ctx.get<MediaAddressesDoc>(MEDIA_ADDRESSES, owner), ctx);
+}
+
+/**
  * What each image address (`{base}/media/{media_id}/{key}...`, queries/mediaFiles.ts) shows: every picture the
  * catalogue holds (gallery, floor plans, floor plates, video thumbnails, developer logos, community banners,
  * agent portraits), one document per owning record, found by the media id its addresses carry. Pictures of
@@ -310,30 +356,23 @@ export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
     VideoRemoved: true,
     FloorPlatesSet: true,
   }),
-  // A document is drafted before the idempotency check, which spares every event a read of its own: an event
-  // applied again, or one that changes a media id its document does not hold, writes the document unchanged.
-  async apply(event, ctx) {
-    if (event.type === 'ProjectDeleted') {
-      const doc = await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, ownerId('project', event.data.project_id), ownCopy);
-      if (!doc || alreadyApplied(doc, event)) return;
-      doc.addresses = doc.addresses.map((address) => showing(address, []));
-      doc._position = positionNumber(event);
-      return;
+  apply(event, ctx) {
+    try {
+      let changed: Change | undefined;
+      let owner: string;
+      if (event.type === 'ProjectDeleted') {
+        owner = ownerId('project', event.data.project_id);
+      } else {
+        changed = change(event);
+        if (!changed) return APPLIED;
+        owner = changed.owner;
+      }
+      const current = ctx.peek<MediaAddressesDoc>(MEDIA_ADDRESSES, owner);
+      if (current === undefined) return applyAfterReading(event, owner, changed, ctx);
+      applyTo(event, owner, changed, current, ctx);
+      return APPLIED;
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const changed = change(event);
-    if (!changed) return;
-    const doc =
-      (await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, ownCopy)) ??
-      (changed.onlyIfKnown ? null : await ctx.draft<MediaAddressesDoc>(MEDIA_ADDRESSES, changed.owner, () => emptyDoc(changed.owner)));
-    if (!doc || alreadyApplied(doc, event)) return;
-    const index = doc.media_ids.indexOf(changed.mediaId);
-    if (index === -1 && changed.onlyIfKnown) return;
-    if (index === -1) {
-      doc.media_ids.push(changed.mediaId);
-      doc.addresses.push(showing(null, changed.images));
-    } else {
-      doc.addresses[index] = showing(doc.addresses[index]!, changed.images);
-    }
-    doc._position = positionNumber(event);
   },
 };

@@ -337,6 +337,9 @@ function matchesEquals(doc: Doc, equals: Record<string, Scalar>): boolean {
   });
 }
 
+/** What `get` answers for a document known not to exist. */
+const NO_DOCUMENT: Promise<null> = Promise.resolve(null);
+
 /**
  * One batch's reads and writes. Writes collapse to the last version of each document; the write order is
  * the order of last modification, so a document that gives up a unique value (a slug) is written before
@@ -352,12 +355,11 @@ export class UnitOfWork implements ProjectionContext {
     private readonly flushed: FlushedDocuments = new BatchReads(),
   ) {}
 
-  async get<T extends Doc = Doc>(collection: string, id: DocId): Promise<T | null> {
+  get<T extends Doc = Doc>(collection: string, id: DocId): Promise<T | null> {
     const known = this.known(collection, id);
-    if (known !== undefined) return known as T | null;
-    const doc = await this.store.get(collection, id);
-    this.flushed.remember(collection, id, doc);
-    return doc as T | null;
+    // Not an async function: a document held already costs one settled promise, not an async call's state too.
+    if (known === null) return NO_DOCUMENT;
+    return known === undefined ? this.load<T>(collection, id) : Promise.resolve(known as T);
   }
 
   async getMany<T extends Doc = Doc>(collection: string, ids: readonly DocId[]): Promise<T[]> {
@@ -403,9 +405,10 @@ export class UnitOfWork implements ProjectionContext {
     return this.known(collection, id) as T | null | undefined;
   }
 
-  async draft<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): Promise<T | null> {
+  draft<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): Promise<T | null> {
+    // Not an async function, as `get`.
     const known = this.draftKnown(collection, id, make);
-    return known === undefined ? this.ownDraft(collection, id, make(await this.get<T>(collection, id))) : known;
+    return known === undefined ? this.loadDraft(collection, id, make) : Promise.resolve(known);
   }
 
   draftKnown<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): T | null | undefined {
@@ -428,6 +431,16 @@ export class UnitOfWork implements ProjectionContext {
     for (const { collection, id, doc, superseded } of this.log) if (!superseded) this.flushed.remember(collection, id, doc);
     this.pending.clear();
     this.log = [];
+  }
+
+  private async load<T extends Doc>(collection: string, id: DocId): Promise<T | null> {
+    const doc = await this.store.get(collection, id);
+    this.flushed.remember(collection, id, doc);
+    return doc as T | null;
+  }
+
+  private async loadDraft<T extends Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): Promise<T | null> {
+    return this.ownDraft(collection, id, make(await this.load<T>(collection, id)));
   }
 
   private known(collection: string, id: DocId): Doc | null | undefined {

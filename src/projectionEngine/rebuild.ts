@@ -1,6 +1,6 @@
 import type { EventStore, LogPage, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
 import type { Checkpoint, GenerationStore, ReadStore } from '../readStore/readStore.js';
-import { checkpointNameOf, type Projection } from './projection.js';
+import { APPLIED, checkpointNameOf, type Projection } from './projection.js';
 import { FreshGenerationDocuments, HeldWrites, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 
 export interface RebuildProgress {
@@ -229,7 +229,11 @@ class EventRouter {
  */
 async function projectEvents(target: GenerationTarget, handled: readonly RecordedEvent[], position: bigint): Promise<void> {
   const unitOfWork = new UnitOfWork(target.generation, target.documents);
-  for (const event of handled) await target.projection.apply(event, unitOfWork);
+  // Most events of a rebuild are applied at once (APPLIED); awaiting those too cost a promise each.
+  for (const event of handled) {
+    const applying = target.projection.apply(event, unitOfWork);
+    if (applying !== APPLIED) await applying;
+  }
   const checkpoints = [target.checkpoint(position)];
   const ops = unitOfWork.ops();
   // A page that changed nothing this projection writes costs no write: a generation's checkpoints are read by

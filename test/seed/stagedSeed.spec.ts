@@ -4,16 +4,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../src/blobStore/blobStore.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
+import { allProjections } from '../../projections/index.js';
 import { loadConfig } from '../../src/config.js';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
+import { checkpointNameOf } from '../../src/projectionEngine/projection.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { seedDemoCatalogue } from '../../src/seed/demoCatalogue.js';
 import { seedDemoClient } from '../../src/seed/demoClient.js';
 import { seedThroughStaging } from '../../src/seed/stagedSeed.js';
 import { startService } from '../../src/service.js';
 import { blobStoredFiles } from '../../src/uploads/blobStoredFiles.js';
-import { readWholeLog, silentLogger } from '../support/projectionHarness.js';
+import { capturingLogger, readWholeLog, silentLogger } from '../support/projectionHarness.js';
 import { TEST_ADMIN_TOKEN } from '../support/testApp.js';
 
 const SEEDED_PROJECTS = 10;
@@ -137,5 +139,33 @@ describe('first-start seed through an in-memory staging store', () => {
     const log = await readWholeLog(service.eventStore);
     expect(log.filter((event) => event.type === 'StateCreated').length).toBeGreaterThan(0);
     expect(log.filter((event) => event.type === 'ClientRegistered')).toHaveLength(1);
+  });
+
+  it('when the first start seeds the demo, then one rebuild projects the whole seeded log before the start returns', async () => {
+    const dataDir = temporaryDir();
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      DATA_DIR: dataDir,
+      SEED_DEMO: 'true',
+      SEED_PROJECTS: '3',
+    });
+
+    const { logger, lines } = capturingLogger();
+    const service = await startService({ config, logger });
+    cleanups.push(() => service.stop());
+
+    const head = await service.eventStore.headPosition();
+    expect(head).not.toBeNull();
+    for (const projection of allProjections) {
+      expect({ projection: projection.name, checkpoint: await service.readStore.getCheckpoint(checkpointNameOf(projection)) }).toEqual({
+        projection: projection.name,
+        checkpoint: head,
+      });
+    }
+    expect(lines.filter((line) => line.msg === 'seeded catalogue projected').map((line) => line.events)).toEqual([Number(head)]);
+    const response = await fetch(`${service.url}/v1/health`);
+    expect(response.status).toBe(200);
   });
 });

@@ -142,10 +142,10 @@ async function main(): Promise<void> {
     await seedReadStore.close();
     const events = await countEvents(eventStore);
     process.stdout.write(
-      `seeded ${format(projects)} projects in ${seedSeconds.toFixed(1)} s through the admin commands ` +
+      `seeded ${format(projects)} projects in ${seedSeconds.toFixed(1)} s through the import and the admin commands ` +
         `(${format(rate(events, seedSeconds))} events/s; history from ${DEMO_CATALOGUE_EPOCH.toISOString().slice(0, 10)}): ` +
         `${format(events)} events = ${format(referenceEvents)} of reference data + ` +
-        `${((events - referenceEvents) / projects).toFixed(1)} per project (id allocations and slug reservations included)\n`,
+        `${((events - referenceEvents) / projects).toFixed(1)} per project (id allocations, import key bindings and slug reservations included)\n`,
     );
 
     // The first pass warms the page cache so every measurement reads from memory alike.

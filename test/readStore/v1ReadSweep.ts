@@ -49,7 +49,7 @@ const firstWord = (name: string): string => name.split(' ')[0]!.toLowerCase();
 
 /**
  * The real service on `readStore` (through a recording decorator; the store is left open for the caller to
- * explain the reads on), with the demo catalogue seeded through the commands on an empty log, then every
+ * explain the reads on), with the demo catalogue seeded through the import and the commands on an empty log, then every
  * /v1 read operation over HTTP, each read shape recorded on its own: each list in each sort at its first and
  * a deep page, each filter of the spec alone and combined, ids batches in their own order and sorted, detail
  * batches, related-resource batches, every sub-resource, the change feed by updated_since and by cursor, the

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { LogPage, RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore, selectPageOfTypes, type SqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
+import { recordedFields } from '../support/projectionHarness.js';
 
 const tempDir = mkdtempSync(join(tmpdir(), 'log-read-ahead-'));
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
@@ -35,17 +36,6 @@ async function pagesOf(pages: AsyncGenerator<LogPage>): Promise<Array<{ events: 
   for await (const { events, position, covered } of pages) seen.push({ events: events.map((event) => event.position), position, covered });
   return seen;
 }
-
-const fields = ({ id, type, data, metadata, streamName, revision, position, recordedAt }: RecordedEvent) => ({
-  id,
-  type,
-  data,
-  metadata,
-  streamName,
-  revision,
-  position,
-  recordedAt,
-});
 
 const places = [
   { where: 'in memory (read on this thread)', file: () => ':memory:' },
@@ -83,7 +73,7 @@ for (const { where, file } of places) {
         [12n, 0],
       ]);
       const all = await store.readAll({ after: 1n, maxCount: 100 });
-      expect(events.map(fields)).toEqual(all.filter((event) => event.type !== 'A').map(fields));
+      expect(events.map(recordedFields)).toEqual(all.filter((event) => event.type !== 'A').map(recordedFields));
     });
 
     it('when the set of types is empty, then the pages hold no events and read up to the head', async () => {

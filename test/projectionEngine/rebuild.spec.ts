@@ -12,7 +12,7 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory, projectCreated, projectEvent, referenceCatalogue } from '../support/catalogueEvents.js';
-import { readModelOf, silentLogger } from '../support/projectionHarness.js';
+import { readModelOf, recordedFields, silentLogger } from '../support/projectionHarness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -166,17 +166,7 @@ describe('rebuild', () => {
 
     expect(pages.at(-1)).toEqual([]);
     expect(pages.slice(0, -1).every((page) => page.length > 0 && page.length <= 10)).toBe(true);
-    const fields = ({ id, type, data, metadata, streamName, revision, position, recordedAt }: RecordedEvent) => ({
-      id,
-      type,
-      data,
-      metadata,
-      streamName,
-      revision,
-      position,
-      recordedAt,
-    });
-    expect(pages.flat().map(fields)).toEqual((await eventStore.readAll({ after, maxCount: 1_000_000 })).map(fields));
+    expect(pages.flat().map(recordedFields)).toEqual((await eventStore.readAll({ after, maxCount: 1_000_000 })).map(recordedFields));
   });
 
   it('when reading ahead is stopped before the end, then the reader ends and the store still closes', async () => {

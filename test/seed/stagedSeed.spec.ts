@@ -63,6 +63,18 @@ function blobStoreFailingAfter(dir: string, workingPuts: number): BlobStore {
   };
 }
 
+/** A service's config for a first start on `dataDir` that seeds `projects` demo projects. */
+function firstStartConfig(dataDir: string, projects: number) {
+  return loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    DATA_DIR: dataDir,
+    SEED_DEMO: 'true',
+    SEED_PROJECTS: String(projects),
+  });
+}
+
 describe('first-start seed through an in-memory staging store', () => {
   it('when the demo catalogue and client are staged and copied into an empty store, then it holds the staged log event for event at the same positions', async () => {
     const dir = temporaryDir();
@@ -119,14 +131,7 @@ describe('first-start seed through an in-memory staging store', () => {
 
   it('when the first start fails midway through the seed, then the event store stays empty and the next start seeds the demo', async () => {
     const dataDir = temporaryDir();
-    const config = loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      DATA_DIR: dataDir,
-      SEED_DEMO: 'true',
-      SEED_PROJECTS: '0',
-    });
+    const config = firstStartConfig(dataDir, 0);
 
     const failedStart = startService({ config, logger: silentLogger(), blobStore: blobStoreFailingAfter(dataDir, 5) });
     await expect(failedStart).rejects.toThrow('disk full');
@@ -143,14 +148,7 @@ describe('first-start seed through an in-memory staging store', () => {
 
   it('when the first start seeds the demo, then one rebuild projects the whole seeded log before the start returns', async () => {
     const dataDir = temporaryDir();
-    const config = loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      DATA_DIR: dataDir,
-      SEED_DEMO: 'true',
-      SEED_PROJECTS: '3',
-    });
+    const config = firstStartConfig(dataDir, 3);
 
     const { logger, lines } = capturingLogger();
     const service = await startService({ config, logger });

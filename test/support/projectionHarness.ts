@@ -27,6 +27,21 @@ export async function recorded(events: readonly StreamEvent[]): Promise<Recorded
   }
 }
 
+/**
+ * An event's fields as plain data: events of a read-ahead page are class instances whose fields are getters,
+ * which toEqual would not compare with those of a readAll.
+ */
+export const recordedFields = ({ id, type, data, metadata, streamName, revision, position, recordedAt }: RecordedEvent) => ({
+  id,
+  type,
+  data,
+  metadata,
+  streamName,
+  revision,
+  position,
+  recordedAt,
+});
+
 export async function readWholeLog(eventStore: EventStore): Promise<RecordedEvent[]> {
   const all: RecordedEvent[] = [];
   for (;;) {

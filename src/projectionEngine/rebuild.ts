@@ -1,7 +1,7 @@
 import type { EventStore, LogPage, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
 import type { Checkpoint, GenerationStore, ReadStore } from '../readStore/readStore.js';
-import { APPLIED, checkpointNameOf, type Projection } from './projection.js';
-import { FreshGenerationDocuments, HeldWrites, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
+import { checkpointNameOf, type Projection } from './projection.js';
+import { applyEvents, FreshGenerationDocuments, HeldWrites, projectHalvingOnFailure, UnitOfWork } from './unitOfWork.js';
 
 export interface RebuildProgress {
   /** Events of the log covered so far, of any type (see RebuildResult.events). */
@@ -229,11 +229,7 @@ class EventRouter {
  */
 async function projectEvents(target: GenerationTarget, handled: readonly RecordedEvent[], position: bigint): Promise<void> {
   const unitOfWork = new UnitOfWork(target.generation, target.documents);
-  // Most events of a rebuild are applied at once (APPLIED); awaiting those too cost a promise each.
-  for (const event of handled) {
-    const applying = target.projection.apply(event, unitOfWork);
-    if (applying !== APPLIED) await applying;
-  }
+  await applyEvents(target.projection, target.handled, handled, unitOfWork);
   const checkpoints = [target.checkpoint(position)];
   const ops = unitOfWork.ops();
   // A page that changed nothing this projection writes costs no write: a generation's checkpoints are read by

@@ -414,7 +414,7 @@ export class UnitOfWork implements ProjectionContext {
   draftKnown<T extends Doc = Doc>(collection: string, id: DocId, make: (current: T | null) => T | null): T | null | undefined {
     const pending = this.pending.get(collection, id);
     if (pending?.draft) return this.ownDraft(collection, id, pending.doc as T);
-    const current = pending ? pending.doc : this.flushed.lookup(collection, id);
+    const current = this.known(collection, id);
     return current === undefined ? undefined : this.ownDraft(collection, id, make(current as T | null));
   }
 

@@ -1,6 +1,5 @@
 import { createReadStream, statSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
-import { allProjections } from '../../projections/index.js';
 import { createBlobStore } from '../blobStore/createBlobStore.js';
 import type { Config } from '../config.js';
 import { createEventStore } from '../eventStore/createEventStore.js';
@@ -8,9 +7,10 @@ import type { EventStore } from '../eventStore/eventStore.js';
 import { DEFAULT_BATCH_LINES, importCatalogue, type ImportProgress, type ImportReport } from '../import/catalogueImport.js';
 import { ndjsonLines } from '../import/ndjsonLines.js';
 import type { Logger } from '../logger.js';
-import { rebuildProjections } from '../projectionEngine/rebuild.js';
-import { createReadStore } from '../readStore/createReadStore.js';
+import type { RebuildResult } from '../projectionEngine/rebuild.js';
+import { startTypeScriptWorker } from '../typeScriptWorker.js';
 import { blobStoredFiles } from '../uploads/blobStoredFiles.js';
+import type { ImportRebuildCommand, ImportRebuildMessage, ImportRebuildSettings } from './importRebuildThread.js';
 import { runCli } from './runCli.js';
 
 const USAGE =
@@ -91,23 +91,61 @@ const summary = (report: ImportReport) =>
 
 let refusedLines = 0;
 
+/** The thread that rebuilds the read models while the import appends (see followingRebuild). */
+const IMPORT_REBUILD_THREAD = new URL('./importRebuildThread.ts', import.meta.url);
 /**
- * Projects what the import appended by rebuilding every read model from the log into fresh collections,
- * swapped in when complete (as npm run replay does): several times faster than a live projector catching up
- * batch by batch, which matters after a large import. A running service keeps answering from the old read
- * models meanwhile, and its projector carries on from the promoted checkpoints.
+ * The rebuild thread's young generation (semi-spaces of 64 MB, as `npm run import` and `replay` give their
+ * main threads): a thread takes none of the process's Node options.
  */
-async function replayAfterImport(config: Config, eventStore: EventStore): Promise<void> {
-  const readStore = createReadStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
-  try {
-    const result = await rebuildProjections({ eventStore, readStore, projections: allProjections });
-    process.stdout.write(
-      `replayed ${result.events.toLocaleString('en-US')} events into every read model in ${result.seconds.toFixed(1)} s ` +
-        `(${Math.round(result.eventsPerSecond).toLocaleString('en-US')} events/s); swapped in\n`,
-    );
-  } finally {
-    await readStore.close();
-  }
+const REBUILD_YOUNG_GENERATION_MB = 3 * 64;
+/** The rebuild thread's nice value (Linux): see importRebuildThread.ts. */
+const REBUILD_NICENESS = 10;
+
+interface FollowingRebuild {
+  /** The import appended events: the rebuild reads to the head and promotes. */
+  finish(): Promise<RebuildResult>;
+  /** The import appended nothing, or failed: the rebuild's generations are discarded. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * Projects what the import appends by rebuilding every read model from the log into fresh collections,
+ * swapped in when complete (as npm run replay does): several times faster than a live projector catching up
+ * batch by batch. The rebuild runs on a thread of its own while the import appends, following the log, so
+ * on a machine with a core to spare only its last stretch is waited for. A running service keeps answering
+ * from the old read models meanwhile, and its projector carries on from the promoted checkpoints.
+ */
+function followingRebuild(config: Config): FollowingRebuild {
+  const settings: ImportRebuildSettings = {
+    eventStoreUrl: config.eventStoreUrl,
+    mongodbUrl: config.mongodbUrl,
+    mongodbDb: config.mongodbDb,
+    dataDir: config.dataDir,
+    niceness: REBUILD_NICENESS,
+  };
+  const thread = startTypeScriptWorker(IMPORT_REBUILD_THREAD, {
+    workerData: settings,
+    resourceLimits: { maxYoungGenerationSizeMb: REBUILD_YOUNG_GENERATION_MB },
+  });
+  const ended = new Promise<ImportRebuildMessage>((resolve) => {
+    thread.once('message', resolve);
+    thread.once('error', (error) => resolve({ error: String(error.stack ?? error) }));
+    thread.once('exit', (code) => resolve({ error: `the rebuild thread exited with code ${code}` }));
+  });
+  return {
+    async finish() {
+      thread.postMessage('finish' satisfies ImportRebuildCommand);
+      const message = await ended;
+      await thread.terminate();
+      if ('error' in message) throw new Error(`the rebuild of the read models failed: ${message.error}`);
+      return message.result;
+    },
+    async abandon() {
+      thread.postMessage('abandon' satisfies ImportRebuildCommand);
+      await ended;
+      await thread.terminate();
+    },
+  };
 }
 
 /**
@@ -117,6 +155,8 @@ async function replayAfterImport(config: Config, eventStore: EventStore): Promis
  */
 async function runImport(config: Config, parsed: ImportArguments, logger: Logger): Promise<void> {
   const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });
+  const rebuild = parsed.replay ? followingRebuild(config) : null;
+  let appended = false;
   try {
     const blobStore = createBlobStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
     const progress = progressReporter(parsed.size, logger);
@@ -135,14 +175,22 @@ async function runImport(config: Config, parsed: ImportArguments, logger: Logger
       refusedLines = report.refused;
       process.stdout.write(summary(report));
       if (report.events === 0) return;
-      if (parsed.replay) await replayAfterImport(config, eventStore);
-      else
+      appended = true;
+      if (rebuild) {
+        const importEnded = performance.now();
+        const result = await rebuild.finish();
+        process.stdout.write(
+          `replayed ${result.events.toLocaleString('en-US')} events into every read model in ${result.seconds.toFixed(1)} s, ` +
+            `while importing and ${((performance.now() - importEnded) / 1000).toFixed(1)} s after; swapped in\n`,
+        );
+      } else
         process.stdout.write('the running service projects the events (or its next start does); --replay rebuilds the read models now\n');
     } finally {
       progress.stop();
       await blobStore.close();
     }
   } finally {
+    if (!appended) await rebuild?.abandon();
     await eventStore.close();
   }
 }

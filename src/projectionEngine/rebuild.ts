@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { EventStore, LogPage, LogReadAhead, RecordedEvent } from '../eventStore/eventStore.js';
 import type { Checkpoint, GenerationStore, ReadStore } from '../readStore/readStore.js';
 import { checkpointNameOf, type Projection } from './projection.js';
@@ -27,6 +28,14 @@ export interface RebuildOptions {
   fencingTokens?: ReadonlyMap<string, number>;
   /** Aborts the rebuild between pages (a lease lost): the generations are discarded, the live models untouched. */
   signal?: AbortSignal;
+  /**
+   * Rebuilds while something appends to the log (a bulk import): on reaching the head the rebuild waits for
+   * more instead of ending, and reads on once enough has been appended, until `finished` resolves; then it
+   * reads to the head once more and promotes. Without it the rebuild ends at the head it first reaches.
+   * `readOnAfter`: how many positions the log must grow past what was read before it reads on (default
+   * FOLLOW_MIN_EVENTS). `finished` must not reject: to give up, abort `signal`.
+   */
+  follow?: { finished: Promise<void>; readOnAfter?: number };
 }
 
 export interface RebuildResult {
@@ -87,7 +96,10 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
   const elapsedSeconds = () => (performance.now() - started) / 1000;
 
   // Asked for first, so that a reader thread starts up while the generations are prepared.
-  const pages = pagesOf(eventStore, batchSize, new Set(projections.flatMap((projection) => projection.handles)));
+  const types = new Set(projections.flatMap((projection) => projection.handles));
+  const pages = options.follow
+    ? followedPages(eventStore, batchSize, types, options.follow, signal)
+    : pagesOf(eventStore, batchSize, types, 0n);
   const firstPage = pages.next();
   // Awaited once the generations are ready; if preparing them fails first, its rejection must not go unhandled.
   firstPage.catch(() => undefined);
@@ -172,18 +184,67 @@ export async function rebuildProjections(options: RebuildOptions): Promise<Rebui
 }
 
 /**
- * The whole log in pages, the last one covering nothing. A store that can read ahead on another thread
- * does (see LogReadAhead), reading only the `types` the projections handle; otherwise every event is read,
- * and the next page while this one is projected, which overlaps I/O with work on a remote event store.
+ * How far the log must have grown past what a following rebuild has read before it reads on (or the
+ * appending finished): each pass from the embedded store's read-ahead starts a reader thread, so reading
+ * on every few events appended would cost more in starts than the pages cost. Its positions count events;
+ * EventStoreDB's count bytes of its log, so there a rebuild reads on sooner, where a pass starts no thread.
  */
-async function* pagesOf(eventStore: EventStore, batchSize: number, types: ReadonlySet<string>): AsyncGenerator<LogPage, void, undefined> {
+const FOLLOW_MIN_EVENTS = 100_000;
+/** How often a following rebuild at the head looks whether the log has grown enough. */
+const FOLLOW_POLL_MS = 250;
+
+/**
+ * The log in pages as it grows, the last one covering nothing: passes to the head (see pagesOf), each once
+ * `readOnAfter` more were appended, until `finished`; a pass begun after that reads to the head, and its
+ * empty page ends the pages.
+ */
+async function* followedPages(
+  eventStore: EventStore,
+  batchSize: number,
+  types: ReadonlySet<string>,
+  { finished, readOnAfter = FOLLOW_MIN_EVENTS }: NonNullable<RebuildOptions['follow']>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<LogPage, void, undefined> {
+  const readOn = BigInt(readOnAfter);
+  let appendingFinished = false;
+  void finished.then(() => (appendingFinished = true));
+  let after = 0n;
+  for (;;) {
+    const lastPass = appendingFinished;
+    for await (const page of pagesOf(eventStore, batchSize, types, after)) {
+      if (page.covered === 0) {
+        if (lastPass) yield page;
+        break;
+      }
+      after = page.position;
+      yield page;
+    }
+    if (lastPass) return;
+    while (!appendingFinished && ((await eventStore.headPosition()) ?? 0n) - after < readOn) {
+      signal?.throwIfAborted();
+      await Promise.race([finished, delay(FOLLOW_POLL_MS)]);
+    }
+  }
+}
+
+/**
+ * The log after `after` in pages, the last one covering nothing. A store that can read ahead on another
+ * thread does (see LogReadAhead), reading only the `types` the projections handle; otherwise every event is
+ * read, and the next page while this one is projected, which overlaps I/O with work on a remote event store.
+ */
+async function* pagesOf(
+  eventStore: EventStore,
+  batchSize: number,
+  types: ReadonlySet<string>,
+  after: bigint,
+): AsyncGenerator<LogPage, void, undefined> {
   const readsAhead = eventStore as EventStore & Partial<LogReadAhead>;
   if (readsAhead.readAllAhead) {
-    yield* readsAhead.readAllAhead({ pageSize: batchSize, types });
+    yield* readsAhead.readAllAhead({ after, pageSize: batchSize, types });
     return;
   }
-  let events = await eventStore.readAll({ maxCount: batchSize });
-  let position = 0n;
+  let events = await eventStore.readAll({ after, maxCount: batchSize });
+  let position = after;
   for (;;) {
     const last = events.at(-1);
     const nextPage = last && eventStore.readAll({ after: last.position, maxCount: batchSize });

@@ -150,6 +150,29 @@ describe('npm run import', () => {
     }
   }, 60_000);
 
+  it('when --replay is given and the import appends nothing, then the rebuild begun beside it is given up and the CLI ends', async () => {
+    const folder = aFolder();
+    const dataDir = join(folder, 'data');
+    const file = join(folder, 'catalogue.ndjson');
+    writeFileSync(file, ndjson(...referenceLines, projectLine('p1')));
+    expect((await runCli(dataDir, [file, '--replay'])).code).toBe(0);
+    const head = await withLog(dataDir, (eventStore) => eventStore.headPosition());
+
+    const again = await runCli(dataDir, [file, '--replay']);
+
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('0 events appended');
+    expect(again.stdout).not.toContain('replayed');
+    expect(await withLog(dataDir, (eventStore) => eventStore.headPosition())).toBe(head);
+    const readStore = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
+    try {
+      const checkpoints = await Promise.all(allProjections.map((projection) => readStore.getCheckpoint(checkpointNameOf(projection))));
+      expect(checkpoints).toEqual(allProjections.map(() => head));
+    } finally {
+      await readStore.close();
+    }
+  }, 60_000);
+
   it('when the import is killed with SIGKILL halfway, then running it again imports every record exactly once', async () => {
     const folder = aFolder();
     const dataDir = join(folder, 'data');

@@ -316,6 +316,75 @@ describe('rebuild', () => {
     expect(await readStore.getCheckpoint(checkpointNameOf(projectsProjection))).toBe(head);
   });
 
+  it('when the rebuild follows a log that grows while it runs, then it reads on as it grows and, once told the appending finished, promotes documents equal to incremental projection at the final head', async () => {
+    const { eventStore: memoryEvents, readStore: incremental } = stores();
+    const history = catalogueHistory({ projects: 30, seed: 23 });
+    const head = await appendEvents(memoryEvents, history);
+    await projectIncrementally(memoryEvents, incremental);
+    const dataDir = mkdtempSync(join(tmpdir(), 'rebuild-follow-'));
+    const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
+    const rebuilt = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
+    cleanups.push(
+      async () => rmSync(dataDir, { recursive: true, force: true }),
+      () => eventStore.close(),
+      () => rebuilt.close(),
+    );
+    const thirds = [0, 1, 2, 3].map((third) => Math.round((history.length * third) / 3));
+    const firstThirdHead = await appendEvents(eventStore, history.slice(0, thirds[1]));
+    let appendingFinished!: () => void;
+    const finished = new Promise<void>((resolve) => (appendingFinished = resolve));
+    const processed: number[] = [];
+    const rebuild = rebuildProjections({
+      eventStore,
+      readStore: rebuilt,
+      projections: allProjections,
+      batchSize: 64,
+      follow: { finished, readOnAfter: 100 },
+      onProgress: (update) => processed.push(update.processed),
+    });
+    const caughtUpWith = async (position: bigint) => {
+      for (let waited = 0; processed.at(-1) !== Number(position); waited += 20) {
+        if (waited > 10_000) throw new Error(`the rebuild did not read to ${position}: ${processed.at(-1)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    await caughtUpWith(firstThirdHead);
+    const secondThirdHead = await appendEvents(eventStore, history.slice(thirds[1], thirds[2]));
+    await caughtUpWith(secondThirdHead);
+    expect(await appendEvents(eventStore, history.slice(thirds[2]))).toBe(head);
+    appendingFinished();
+    const result = await rebuild;
+
+    expect(result.events).toBe(Number(head));
+    expect(JSON.stringify(await readModelOf(rebuilt, allProjections))).toBe(JSON.stringify(await readModelOf(incremental, allProjections)));
+    for (const projection of allProjections) expect(await rebuilt.getCheckpoint(checkpointNameOf(projection))).toBe(head);
+  });
+
+  it('when a following rebuild is aborted while it waits for the log to grow, then it rejects and the live models stay as they were', async () => {
+    const { eventStore, readStore } = stores();
+    await appendEvents(eventStore, catalogueHistory({ projects: 6, seed: 31 }));
+    await projectIncrementally(eventStore, readStore);
+    const served = await readModelOf(readStore, allProjections);
+    const abandoned = new AbortController();
+    let pages = 0;
+
+    const rebuild = rebuildProjections({
+      eventStore,
+      readStore,
+      projections: allProjections,
+      follow: { finished: new Promise<void>(() => undefined) },
+      signal: abandoned.signal,
+      onProgress: () => (pages += 1),
+    });
+    rebuild.catch(() => undefined);
+    for (let waited = 0; pages === 0 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    abandoned.abort(new Error('the import appended nothing'));
+
+    await expect(rebuild).rejects.toThrow('the import appended nothing');
+    expect(await readModelOf(readStore, allProjections)).toEqual(served);
+  });
+
   it('when a projection fails during the rebuild, then the rebuild rejects and the live models stay as they were', async () => {
     const { eventStore, readStore } = stores();
     await appendEvents(eventStore, catalogueHistory({ projects: 6, seed: 9 }));

@@ -13,10 +13,12 @@
  *      the scales alternating round by round) before the next shape: requests/s, p50, p99; the paths rotate
  *      over projects sampled across the catalogue;
  *   4. then at each scale, measures GET /v1/projects/{id} from one sequential client alone, then again while
- *      another client pages the whole change feed (updated_since long ago, per_page 100, page after page, from
- *      page 1 again at the end), and reads the service's event-loop delay of each phase from /metrics
- *      (prom-client's monitorEventLoopDelay histogram, reset by every scrape, so a scrape before and one after a
- *      phase give that phase's figures);
+ *      another client, on a thread of its own, pages the whole change feed (updated_since long ago, per_page
+ *      100, page after page, from page 1 again at the end), and reads the service's event-loop delay of each
+ *      phase from /metrics (prom-client's monitorEventLoopDelay histogram, reset by every scrape, so a scrape
+ *      before and one after a phase give that phase's figures); then the same two phases against a bare
+ *      node:http server answering with the bytes of one detail and one feed page of the service (BARE_SERVER),
+ *      the baseline of what the machine itself adds;
  *   5. reads each service's RSS (after its start, and after the measurements) and stops them.
  * Then it prints markdown tables: the builds, each shape's figures per scale with its throughput relative to
  * the smallest scale (the issue's target: >= 0.8), the first and second requests, and the detail p99 unloaded
@@ -34,6 +36,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { Agent, get as httpGet } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ENTITLEMENTS, SCOPES } from '../../src/access/accessContext.js';
@@ -504,7 +507,7 @@ interface DetailPhase {
   requests: number;
   p50Ms: number;
   p99Ms: number;
-  eventLoop: { p99Ms: number; maxMs: number };
+  eventLoop: { p99Ms: number; maxMs: number } | null;
   /** Change-feed pages the syncing client read meanwhile (0 unloaded), and its whole passes through the feed. */
   feedPages: number;
   feedPasses: number;
@@ -513,51 +516,150 @@ interface DetailPhase {
 const percentile = (sorted: readonly number[], fraction: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 
-/** One sequential client reading details for `seconds`, with a syncing client paging the feed beside it when `loaded`. */
-async function detailPhase(service: Service, key: string, sample: Sample, seconds: number, loaded: boolean): Promise<DetailPhase> {
-  const detailAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const feedAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-  await eventLoopDelay(service);
-  const until = performance.now() + seconds * 1000;
-  let feedPages = 0;
-  let feedPasses = 0;
-  const sync = async () => {
-    let page = 1;
-    while (performance.now() < until) {
-      const path = `/v1/projects/changes?updated_since=${OLD_UPDATED_SINCE}&per_page=${FEED_PER_PAGE}&page=${page}`;
-      const { status } = await timedGet(feedAgent, service.origin, path, key);
-      if (status !== 200) throw new Error(`the syncing client's ${path} answered ${status}`);
-      feedPages += 1;
-      if (page * FEED_PER_PAGE >= sample.feedTotal) {
-        feedPasses += 1;
-        page = 1;
-      } else page += 1;
+/**
+ * The syncing client's loop, run on a thread of its own: two clients of a service are two processes, and on
+ * one event loop the detail client's timings would also wait while this one reads its 165 KB pages. It pages
+ * the feed from `page` 1 for `ms` once told to start, and posts its pages and whole passes.
+ */
+const SYNCING_CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Agent, get } = require('node:http');
+const { origin, key, path, perPage, total } = workerData;
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const fetchPage = (page) =>
+  new Promise((resolve, reject) => {
+    get(origin + path + '&page=' + page, { agent, headers: { authorization: 'Bearer ' + key } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+parentPort.once('message', async (ms) => {
+  const until = performance.now() + ms;
+  let pages = 0;
+  let passes = 0;
+  let page = 1;
+  while (performance.now() < until) {
+    const status = await fetchPage(page);
+    if (status !== 200) throw new Error('the syncing client read page ' + page + ': ' + status);
+    pages += 1;
+    if (page * perPage >= total) {
+      passes += 1;
+      page = 1;
+    } else page += 1;
+  }
+  agent.destroy();
+  parentPort.postMessage({ pages, passes });
+});
+parentPort.postMessage('ready');
+`;
+
+/** Starts the syncing client's thread; `run(ms)` pages the feed for that long and resolves with what it read. */
+async function syncingClient(
+  origin: string,
+  key: string,
+  sample: Sample,
+): Promise<(ms: number) => Promise<{ pages: number; passes: number }>> {
+  const path = `/v1/projects/changes?updated_since=${OLD_UPDATED_SINCE}&per_page=${FEED_PER_PAGE}`;
+  const worker = new Worker(SYNCING_CLIENT, {
+    eval: true,
+    workerData: { origin, key, path, perPage: FEED_PER_PAGE, total: sample.feedTotal },
+  });
+  const failed = once(worker, 'error').then(([error]) => Promise.reject(error as Error));
+  failed.catch(() => undefined);
+  await Promise.race([once(worker, 'message'), failed]);
+  return async (ms) => {
+    worker.postMessage(ms);
+    try {
+      const [read] = (await Promise.race([once(worker, 'message'), failed])) as [{ pages: number; passes: number }];
+      return read;
+    } finally {
+      await worker.terminate();
     }
   };
+}
+
+/** What the detail phases read from: the service, or the bare server of the baseline (which has no /metrics). */
+interface DetailTarget {
+  origin: string;
+  /** The event-loop delay since the last call; null when the target does not report one. */
+  eventLoopDelay(): Promise<{ p99Ms: number; maxMs: number } | null>;
+}
+
+const serviceTarget = (service: Service): DetailTarget => ({ origin: service.origin, eventLoopDelay: () => eventLoopDelay(service) });
+
+/** One sequential client reading details for `seconds`, with a syncing client paging the feed beside it when `loaded`. */
+async function detailPhase(target: DetailTarget, key: string, sample: Sample, seconds: number, loaded: boolean): Promise<DetailPhase> {
+  const detailAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const sync = loaded ? await syncingClient(target.origin, key, sample) : null;
+  await target.eventLoopDelay();
+  const until = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   const read = async () => {
     for (let n = 0; performance.now() < until; n++) {
-      const { status, ms } = await timedGet(detailAgent, service.origin, `/v1/projects/${sample.ids[n % sample.ids.length]!}`, key);
+      const { status, ms } = await timedGet(detailAgent, target.origin, `/v1/projects/${sample.ids[n % sample.ids.length]!}`, key);
       if (status !== 200) throw new Error(`GET /v1/projects/{id} answered ${status}`);
       latencies.push(ms);
     }
   };
+  let synced = { pages: 0, passes: 0 };
   try {
-    await Promise.all(loaded ? [read(), sync()] : [read()]);
+    [, synced] = await Promise.all([read(), sync ? sync(seconds * 1000) : synced]);
   } finally {
     detailAgent.destroy();
-    feedAgent.destroy();
   }
-  const eventLoop = await eventLoopDelay(service);
+  const eventLoop = await target.eventLoopDelay();
   latencies.sort((left, right) => left - right);
   return {
     requests: latencies.length,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     eventLoop,
-    feedPages,
-    feedPasses,
+    feedPages: synced.pages,
+    feedPasses: synced.passes,
   };
+}
+
+/**
+ * The baseline of the detail phases: a bare node:http server, in a process of its own, answering every
+ * project detail with the bytes of one the service gave and every change-feed page with the bytes of its
+ * first page, as fast as Node can. The same two clients beside it show what this machine adds to a detail
+ * request's p99 when a syncing client keeps a server busy, whatever the server does per request.
+ */
+const BARE_SERVER = `
+const { createServer } = require('node:http');
+const { readFileSync } = require('node:fs');
+const detail = readFileSync(process.env.DETAIL_FILE);
+const feed = readFileSync(process.env.FEED_FILE);
+createServer((request, response) => {
+  response.setHeader('content-type', 'application/json; charset=utf-8');
+  response.end(request.url.startsWith('/v1/projects/changes') ? feed : detail);
+}).listen(0, '127.0.0.1', function () {
+  process.stdout.write(this.address().port + '\\n');
+});
+`;
+
+async function rawBody(service: Service, key: string, path: string): Promise<Buffer> {
+  const response = await fetch(`${service.origin}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** Starts the bare server on the bytes of a detail and of a feed page the service gave; stop it with kill(). */
+async function startBareServer(scale: Started, folder: string): Promise<{ target: DetailTarget; child: ChildProcess }> {
+  const detailFile = join(folder, 'bare-detail.json');
+  const feedFile = join(folder, 'bare-feed.json');
+  writeFileSync(detailFile, await rawBody(scale.service, scale.key, `/v1/projects/${scale.first.sample.ids[0]!}`));
+  writeFileSync(
+    feedFile,
+    await rawBody(scale.service, scale.key, `/v1/projects/changes?updated_since=${OLD_UPDATED_SINCE}&per_page=${FEED_PER_PAGE}`),
+  );
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], {
+    env: { ...process.env, DETAIL_FILE: detailFile, FEED_FILE: feedFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { target: { origin: `http://127.0.0.1:${Number(line)}`, eventLoopDelay: async () => null }, child };
 }
 
 // --- one scale, and the report --------------------------------------------------------------------------
@@ -572,6 +674,8 @@ interface ScaleResult {
   throughputs: Throughput[];
   unloaded: DetailPhase;
   loaded: DetailPhase;
+  /** The same two phases against the bare server (see BARE_SERVER). */
+  bare: { unloaded: DetailPhase; loaded: DetailPhase };
   load: string;
 }
 
@@ -606,16 +710,28 @@ async function startScale(projects: number, dataDir: string, build: Build, only:
 }
 
 /** The detail alone and beside the sync, then the memory: the last measurements of a scale. */
-async function finishScale(scale: Started, measured: Throughput[], seconds: number): Promise<ScaleResult> {
+async function finishScale(scale: Started, measured: Throughput[], seconds: number, folder: string): Promise<ScaleResult> {
   const { service, key, first, projects } = scale;
   progress(`${format(projects)} projects: detail alone, then beside a client paging the change feed`);
-  const unloaded = await detailPhase(service, key, first.sample, seconds, false);
-  const loaded = await detailPhase(service, key, first.sample, seconds, true);
+  const unloaded = await detailPhase(serviceTarget(service), key, first.sample, seconds, false);
+  const loaded = await detailPhase(serviceTarget(service), key, first.sample, seconds, true);
   progress(
     `  detail p99 ${unloaded.p99Ms.toFixed(1)} ms alone, ${loaded.p99Ms.toFixed(1)} ms beside the sync ` +
-      `(${loaded.feedPages} feed pages); event-loop delay p99 ${unloaded.eventLoop.p99Ms.toFixed(1)} / ${loaded.eventLoop.p99Ms.toFixed(1)} ms`,
+      `(${loaded.feedPages} feed pages); event-loop delay p99 ${unloaded.eventLoop?.p99Ms.toFixed(1)} / ${loaded.eventLoop?.p99Ms.toFixed(1)} ms`,
   );
   const memory = memoryOf(service.pid);
+  progress(`${format(projects)} projects: the same against a bare node:http server answering with the same bytes`);
+  const bareServer = await startBareServer(scale, folder);
+  let bare: ScaleResult['bare'];
+  try {
+    bare = {
+      unloaded: await detailPhase(bareServer.target, key, first.sample, seconds, false),
+      loaded: await detailPhase(bareServer.target, key, first.sample, seconds, true),
+    };
+  } finally {
+    bareServer.child.kill();
+  }
+  progress(`  bare server: detail p99 ${bare.unloaded.p99Ms.toFixed(1)} ms alone, ${bare.loaded.p99Ms.toFixed(1)} ms beside the sync`);
   return {
     build: scale.build,
     readySeconds: service.readySeconds,
@@ -626,6 +742,7 @@ async function finishScale(scale: Started, measured: Throughput[], seconds: numb
     throughputs: measured,
     unloaded,
     loaded,
+    bare,
     load: `${scale.loadAtStart} → ${load()}`,
   };
 }
@@ -717,12 +834,16 @@ function firstRequestsTable(results: readonly ScaleResult[]): string[] {
   ];
 }
 
+const eventLoopCell = (eventLoop: DetailPhase['eventLoop']) =>
+  eventLoop === null ? '' : `${eventLoop.p99Ms.toFixed(1)} / ${eventLoop.maxMs.toFixed(1)} ms`;
+
 function detailTable(results: readonly ScaleResult[]): string[] {
   return [
-    "**Detail beside a full sync**: one client reads `GET /v1/projects/{id}` one request after another, alone, then while another pages the change feed (`per_page=100`, page after page); the event-loop delay is the service's over each phase (target: loaded p99 within 2 x unloaded)",
+    "**Detail beside a full sync**: one client reads `GET /v1/projects/{id}` one request after another, alone, then while another pages the change feed (`per_page=100`, page after page, on a thread of its own); the event-loop delay is the service's over each phase (target: loaded p99 within 2 x unloaded). The baseline: the same two clients against a bare node:http server answering with the bytes of one detail and one feed page the service gave",
     '',
     row([
       'Projects',
+      'Server',
       'Detail p50 / p99 alone',
       'Detail p50 / p99 beside the sync',
       'p99 loaded / alone',
@@ -730,17 +851,23 @@ function detailTable(results: readonly ScaleResult[]): string[] {
       'Event-loop delay p99 / max alone',
       'Event-loop delay p99 / max beside the sync',
     ]),
-    divider(7),
-    ...results.map((result) =>
-      row([
-        format(result.build.projects),
-        `${result.unloaded.p50Ms.toFixed(1)} / ${result.unloaded.p99Ms.toFixed(1)} ms`,
-        `${result.loaded.p50Ms.toFixed(1)} / ${result.loaded.p99Ms.toFixed(1)} ms`,
-        (result.loaded.p99Ms / result.unloaded.p99Ms).toFixed(2),
-        `${format(result.loaded.feedPages)} (${result.loaded.feedPasses})`,
-        `${result.unloaded.eventLoop.p99Ms.toFixed(1)} / ${result.unloaded.eventLoop.maxMs.toFixed(1)} ms`,
-        `${result.loaded.eventLoop.p99Ms.toFixed(1)} / ${result.loaded.eventLoop.maxMs.toFixed(1)} ms`,
-      ]),
+    divider(8),
+    ...results.flatMap((result) =>
+      [
+        { server: 'the service', unloaded: result.unloaded, loaded: result.loaded },
+        { server: 'bare node:http', ...result.bare },
+      ].map(({ server, unloaded, loaded }) =>
+        row([
+          format(result.build.projects),
+          server,
+          `${unloaded.p50Ms.toFixed(1)} / ${unloaded.p99Ms.toFixed(1)} ms`,
+          `${loaded.p50Ms.toFixed(1)} / ${loaded.p99Ms.toFixed(1)} ms`,
+          (loaded.p99Ms / unloaded.p99Ms).toFixed(2),
+          `${format(loaded.feedPages)} (${loaded.feedPasses})`,
+          eventLoopCell(unloaded.eventLoop),
+          eventLoopCell(loaded.eventLoop),
+        ]),
+      ),
     ),
   ];
 }
@@ -768,7 +895,7 @@ async function main(): Promise<void> {
       measured = await throughputs(started, options.duration);
     }
     const results: ScaleResult[] = [];
-    for (const [index, scale] of started.entries()) results.push(await finishScale(scale, measured[index]!, options.duration));
+    for (const [index, scale] of started.entries()) results.push(await finishScale(scale, measured[index]!, options.duration, root));
     process.stdout.write(`\n${report(results, options.only)}\n`);
   } finally {
     for (const scale of started) await stopService(scale.service.child);

@@ -137,7 +137,8 @@ function followingRebuild(config: Config): FollowingRebuild {
       thread.postMessage('finish' satisfies ImportRebuildCommand);
       const message = await ended;
       await thread.terminate();
-      if ('error' in message) throw new Error(`the rebuild of the read models failed: ${message.error}`);
+      if ('error' in message)
+        throw new Error(`every line is imported, but rebuilding the read models failed (npm run replay rebuilds them): ${message.error}`);
       return message.result;
     },
     async abandon() {

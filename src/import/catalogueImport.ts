@@ -99,32 +99,21 @@ export async function importCatalogue(deps: ImportDeps, source: AsyncIterable<So
   };
 
   const runBatch = async (lines: readonly SourceLine[]) => {
-    for (let attempt = 1; ; attempt++) {
-      const { batch, results } = await decideBatch(lines);
-      try {
-        await batch.write(letOthersRun);
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError || error instanceof SlugTaken)) throw error;
-        if (attempt === MAX_BATCH_ATTEMPTS) throw new ImportInterrupted(lines[0]!.line, error);
-        await working.reloadKeys();
-        continue;
+    const { batch, results } = await writeDecidedAfresh(working, lines[0]!.line, () => decideBatch(lines), letOthersRun);
+    report.events += batch.eventCount;
+    for (const result of results) {
+      if ('refusal' in result) {
+        report.refused += 1;
+        options.onRefusal?.(result.refusal);
+      } else {
+        report.accepted += 1;
+        report[result.outcome] += 1;
       }
-      report.events += batch.eventCount;
-      for (const result of results) {
-        if ('refusal' in result) {
-          report.refused += 1;
-          options.onRefusal?.(result.refusal);
-        } else {
-          report.accepted += 1;
-          report[result.outcome] += 1;
-        }
-      }
-      const last = lines.at(-1)!;
-      report.lines = last.line;
-      report.bytes = last.end;
-      options.onProgress?.({ ...report });
-      return;
     }
+    const last = lines.at(-1)!;
+    report.lines = last.line;
+    report.bytes = last.end;
+    options.onProgress?.({ ...report });
   };
 
   let lines: SourceLine[] = [];
@@ -138,6 +127,30 @@ export async function importCatalogue(deps: ImportDeps, source: AsyncIterable<So
   if (lines.length > 0) await runBatch(lines);
   report.seconds = (performance.now() - started) / 1000;
   return report;
+}
+
+/**
+ * Writes the batch `decide` gives, and when its append is refused as stale (another import, or an editor,
+ * wrote to one of its streams meanwhile) decides it afresh from what is stored, `attempt` counting from 1,
+ * up to MAX_BATCH_ATTEMPTS times. `firstLine` is the batch's, for the report of an import given up.
+ */
+async function writeDecidedAfresh<Decided extends { batch: ImportBatch }>(
+  working: WorkingCatalogue,
+  firstLine: number,
+  decide: (attempt: number) => Promise<Decided>,
+  between: () => Promise<void>,
+): Promise<Decided> {
+  for (let attempt = 1; ; attempt++) {
+    const decided = await decide(attempt);
+    try {
+      await decided.batch.write(between);
+      return decided;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError || error instanceof SlugTaken)) throw error;
+      if (attempt === MAX_BATCH_ATTEMPTS) throw new ImportInterrupted(firstLine, error);
+      await working.reloadKeys();
+    }
+  }
 }
 
 async function decideLine(batch: ImportBatch, source: SourceLine, actor: string): Promise<LineResult> {
@@ -231,19 +244,15 @@ export class RecordImport {
   /** Writes the lines added since the last write, as one batch. */
   async write(): Promise<void> {
     if (this.pending.length === 0) return;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.batch.write(async () => {});
-        break;
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError || error instanceof SlugTaken)) throw error;
-        if (attempt === MAX_BATCH_ATTEMPTS) throw new ImportInterrupted(this.lines - this.pending.length + 1, error);
-        await this.working.reloadKeys();
+    const first = this.lines - this.pending.length + 1;
+    const redecide = async (attempt: number) => {
+      if (attempt > 1) {
         this.batch = new ImportBatch(this.working);
-        const first = this.lines - this.pending.length + 1;
         for (const [index, { value, at }] of this.pending.entries()) await this.decide(value, at, first + index);
       }
-    }
+      return { batch: this.batch };
+    };
+    await writeDecidedAfresh(this.working, first, redecide, async () => {});
     this.events += this.batch.eventCount;
     this.batch = new ImportBatch(this.working);
     this.pending = [];

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
+import { idSequenceStream } from '../../src/domain/idAllocator.js';
 import { RecordImport, RecordRefused } from '../../src/import/catalogueImport.js';
 import { referenceLines, storedPictures, wholeLog } from './importLines.js';
 
@@ -64,6 +65,24 @@ describe('records imported from memory', () => {
     expect(streams).toContain('state-1');
     expect([...streams].some((stream) => stream.startsWith('community-'))).toBe(false);
     expect(records.lines).toBe(1);
+  });
+
+  it('when an editor takes the next id between adding records and writing them, then the write decides them again on fresh ids, at their own times', async () => {
+    const { eventStore, records } = await openImport();
+    const state = referenceLines[0]!;
+    const at = new Date('2024-01-01T00:00:00.000Z');
+    await records.add(state, at);
+    await eventStore.appendToStream(idSequenceStream('state'), [{ type: 'IdAllocated', data: { resourceType: 'state' } }], {
+      expectedRevision: 'any',
+    });
+
+    await records.write();
+
+    const stateEvents = (await wholeLog(eventStore)).filter((event) => event.streamName.startsWith('state-'));
+    expect(new Set(stateEvents.map((event) => event.streamName))).toEqual(new Set(['state-2']));
+    expect(stateEvents[0]!.metadata).toEqual({ actor: 'seed', at: at.toISOString() });
+    expect(records.boundId('state', state.key)).toBe(2);
+    expect(records.events).toBe(stateEvents.length);
   });
 
   it('when nothing was added since the last write, then writing appends nothing', async () => {

@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRoutes } from '../../queries/index.js';
+import { v1ReadOrderings } from '../../queries/v1ReadOrderings.js';
+import { indexName } from '../../src/readStore/readStore.js';
 import { createEmbeddedReadStore, type EmbeddedReadPlan, type EmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { describeRead, servedByIndex } from './indexUse.js';
 import { declarerOf, readIndexTable, TABLE_END, TABLE_START } from './readIndexTable.js';
@@ -86,6 +88,19 @@ describe('every /v1 read is index-backed', () => {
       }),
     );
     expect(unexplained).toEqual([]);
+  });
+
+  it('when the embedded store walks collections in sort orders for the /v1 reads, then those are the orderings the service builds before it listens', () => {
+    const built = new Set(v1ReadOrderings.map(({ collection, sort }) => `${collection} ${indexName({ keys: sort })}`));
+    const walked = new Set(
+      sweep.reads.flatMap((read, readIndex) =>
+        read.calls.flatMap((call, callIndex) => {
+          const { ordering } = plans[readIndex]![callIndex]!;
+          return ordering === null ? [] : [`${call.collection} ${ordering}`];
+        }),
+      ),
+    );
+    expect([...built].sort()).toEqual([...walked].sort());
   });
 
   it('when docs/read-indexes.md is compared with the sweep, then its table is the one the sweep makes', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.js';
+import { v1ReadOrderings } from '../../queries/v1ReadOrderings.js';
 import { createEmbeddedBlobStore } from '../../src/blobStore/embeddedBlobStore.js';
 import { loadConfig } from '../../src/config.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
@@ -38,19 +39,25 @@ function accepting(port: number): Promise<boolean> {
   });
 }
 
-/** A read store that notes, at the first read of each collection, whether either port accepted connections then. */
+const sortedRead = (collection: string, sort: FindOptions['sort']) => `${collection} ${JSON.stringify(sort)}`;
+
+/**
+ * A read store that notes, at the first read of each collection and the first sorted read of each collection
+ * in each sort (`sortedRead`), whether either port accepted connections then.
+ */
 function watchingFirstReads(inner: ReadStore, ports: readonly number[]): { store: ReadStore; firstReads: Map<string, boolean> } {
   const firstReads = new Map<string, boolean>();
-  const noted = async (collection: string) => {
-    if (firstReads.has(collection)) return;
-    firstReads.set(collection, false);
+  const noted = async (read: string) => {
+    if (firstReads.has(read)) return;
+    firstReads.set(read, false);
     const listening = await Promise.all(ports.map(accepting));
-    firstReads.set(collection, listening.includes(true));
+    firstReads.set(read, listening.includes(true));
   };
   const store: ReadStore = {
     ...forwardReadStore(inner),
     async find<T extends Doc = Doc>(collection: string, options?: FindOptions) {
       await noted(collection);
+      if (options?.sort) await noted(sortedRead(collection, options.sort));
       return inner.find<T>(collection, options);
     },
     async get<T extends Doc = Doc>(collection: string, id: DocId) {
@@ -105,6 +112,13 @@ describe('read models loaded at start', () => {
     // The ports the reads were checked against are the ones it serves /v1/health and /readyz on.
     expect((await request(service.url!, '/v1/health')).status).toBe(200);
     expect((await request(`http://127.0.0.1:${metricsPort}`, '/readyz')).status).toBe(200);
+  });
+
+  it('when a service with the api role starts, then it has read every collection in each sorted order the /v1 reads walk before either port accepts a connection', async () => {
+    const { firstReads } = await startWatched(['api', 'projector']);
+
+    for (const { collection, sort } of v1ReadOrderings)
+      expect(firstReads.get(sortedRead(collection, sort)), sortedRead(collection, sort)).toBe(false);
   });
 
   it('when a process without the api role starts on an empty log, then it reads no read model ahead', async () => {

@@ -49,6 +49,16 @@ function startCli(
 
 const runCli = (dataDir: string, args: readonly string[]) => startCli(dataDir, args).done;
 
+/** Every projection's checkpoint in the DATA_DIR's read models, in allProjections' order. */
+async function checkpointsIn(dataDir: string): Promise<Array<bigint | null>> {
+  const readStore = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
+  try {
+    return await Promise.all(allProjections.map((projection) => readStore.getCheckpoint(checkpointNameOf(projection))));
+  } finally {
+    await readStore.close();
+  }
+}
+
 const refusalsIn = (stdout: string) =>
   stdout
     .split('\n')
@@ -141,13 +151,7 @@ describe('npm run import', () => {
     expect(run.code).toBe(0);
     const head = await withLog(dataDir, (eventStore) => eventStore.headPosition());
     expect(run.stdout).toContain(`replayed ${String(head)} events into every read model`);
-    const readStore = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
-    try {
-      const checkpoints = await Promise.all(allProjections.map((projection) => readStore.getCheckpoint(checkpointNameOf(projection))));
-      expect(checkpoints).toEqual(allProjections.map(() => head));
-    } finally {
-      await readStore.close();
-    }
+    expect(await checkpointsIn(dataDir)).toEqual(allProjections.map(() => head));
   }, 60_000);
 
   it('when --replay is given and the import appends nothing, then the rebuild begun beside it is given up and the CLI ends', async () => {
@@ -164,13 +168,7 @@ describe('npm run import', () => {
     expect(again.stdout).toContain('0 events appended');
     expect(again.stdout).not.toContain('replayed');
     expect(await withLog(dataDir, (eventStore) => eventStore.headPosition())).toBe(head);
-    const readStore = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
-    try {
-      const checkpoints = await Promise.all(allProjections.map((projection) => readStore.getCheckpoint(checkpointNameOf(projection))));
-      expect(checkpoints).toEqual(allProjections.map(() => head));
-    } finally {
-      await readStore.close();
-    }
+    expect(await checkpointsIn(dataDir)).toEqual(allProjections.map(() => head));
   }, 60_000);
 
   it('when the import is killed with SIGKILL halfway, then running it again imports every record exactly once', async () => {

@@ -29,6 +29,19 @@ function stores() {
   return { eventStore, readStore };
 }
 
+/** An event store and a read store on files of a fresh folder (the event store is then read ahead on a thread). */
+function fileStores(folderPrefix: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), folderPrefix));
+  const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
+  const rebuilt = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
+  cleanups.push(
+    async () => rmSync(dataDir, { recursive: true, force: true }),
+    () => eventStore.close(),
+    () => rebuilt.close(),
+  );
+  return { eventStore, rebuilt };
+}
+
 /** Projects the whole log with the live runtime in small batches, then stops. */
 async function projectIncrementally(
   eventStore: ReturnType<typeof stores>['eventStore'],
@@ -86,14 +99,7 @@ describe('rebuild', () => {
     const history = catalogueHistory({ projects: 30, seed: 17 });
     const head = await appendEvents(memoryEvents, history);
     await projectIncrementally(memoryEvents, incremental);
-    const dataDir = mkdtempSync(join(tmpdir(), 'rebuild-events-file-'));
-    const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
-    const rebuilt = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
-    cleanups.push(
-      async () => rmSync(dataDir, { recursive: true, force: true }),
-      () => eventStore.close(),
-      () => rebuilt.close(),
-    );
+    const { eventStore, rebuilt } = fileStores('rebuild-events-file-');
     expect(await appendEvents(eventStore, history)).toBe(head);
 
     const result = await rebuildProjections({ eventStore, readStore: rebuilt, projections: allProjections, batchSize: 64 });
@@ -321,14 +327,7 @@ describe('rebuild', () => {
     const history = catalogueHistory({ projects: 30, seed: 23 });
     const head = await appendEvents(memoryEvents, history);
     await projectIncrementally(memoryEvents, incremental);
-    const dataDir = mkdtempSync(join(tmpdir(), 'rebuild-follow-'));
-    const eventStore = createSqliteEventStore({ file: join(dataDir, 'events.sqlite') });
-    const rebuilt = createEmbeddedReadStore({ file: join(dataDir, 'readmodels.sqlite') });
-    cleanups.push(
-      async () => rmSync(dataDir, { recursive: true, force: true }),
-      () => eventStore.close(),
-      () => rebuilt.close(),
-    );
+    const { eventStore, rebuilt } = fileStores('rebuild-follow-');
     const thirds = [0, 1, 2, 3].map((third) => Math.round((history.length * third) / 3));
     const firstThirdHead = await appendEvents(eventStore, history.slice(0, thirds[1]));
     let appendingFinished!: () => void;

@@ -3,7 +3,6 @@ import { SingleBar } from 'cli-progress';
 import { createBlobStore } from '../blobStore/createBlobStore.js';
 import type { Config } from '../config.js';
 import { createEventStore } from '../eventStore/createEventStore.js';
-import type { EventStore } from '../eventStore/eventStore.js';
 import { DEFAULT_BATCH_LINES, importCatalogue, type ImportProgress, type ImportReport } from '../import/catalogueImport.js';
 import { ndjsonLines } from '../import/ndjsonLines.js';
 import type { Logger } from '../logger.js';

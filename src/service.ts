@@ -8,7 +8,7 @@ import { allProjections } from '../projections/index.js';
 import { pollingReadModels } from '../workers/webhooks/webhookDispatcher.js';
 import { startWebhookWorker, type WebhookWorker } from '../workers/webhooks/webhookWorker.js';
 import { createPublicApi } from '../queries/publicApi.js';
-import { v1ReadOrderings } from '../queries/v1ReadOrderings.js';
+import { v1CollectionsReadById, v1ReadOrderings } from '../queries/v1ReadOrderings.js';
 import { rebuildProjections } from './projectionEngine/rebuild.js';
 import { startProjector, type Projector } from './projectionEngine/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
@@ -472,19 +472,21 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 const NO_DOCUMENT_ID = '';
 
 /**
- * The embedded read store loads a collection into memory on its first read of it (src/readStore/embedded/): at
+ * The embedded read store loads a collection into memory on its first search of it (src/readStore/embedded/): at
  * 20,000 projects the first change-feed request after a start took seconds, paid by whichever client came
- * first. A read of every read model's collection here makes the start pay it instead, and a read in each
+ * first. A search of every read model's collection here makes the start pay it instead (but for those the
+ * /v1 reads only read by id, which the embedded store then reads from its table), and a read in each
  * sorted order the /v1 reads walk builds that ordering (queries/v1ReadOrderings.ts), as the first sorted
  * list would (at 200,000 projects, 0.2 to 2 s each).
  */
 async function loadReadModels(readStore: ReadStore, logger: Logger): Promise<void> {
   const started = performance.now();
   const collections = allProjections.flatMap((projection) => projection.collections);
-  for (const collection of collections) await readStore.get(collection, NO_DOCUMENT_ID);
+  const loaded = collections.filter((collection) => !v1CollectionsReadById.includes(collection));
+  for (const collection of loaded) await readStore.findOne(collection, { _id: NO_DOCUMENT_ID });
   for (const { collection, sort } of v1ReadOrderings) await readStore.find(collection, { sort, limit: 1 });
   logger.info(
-    { collections: collections.length, orderings: v1ReadOrderings.length, durationMs: Math.round(performance.now() - started) },
+    { collections: loaded.length, orderings: v1ReadOrderings.length, durationMs: Math.round(performance.now() - started) },
     'read models loaded',
   );
 }

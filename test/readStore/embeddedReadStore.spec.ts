@@ -544,6 +544,58 @@ describe('embedded read store', () => {
     });
   });
 
+  describe('reads by id of a collection nothing has searched', () => {
+    it('when a collection is only read by id, then each read parses the stored document afresh: no mirror holds it', async () => {
+      const store = open(aDatabaseFile());
+      await store.write([put('resources', { _id: 1, plans: ['a'] }), put('resources', { _id: 2, plans: [] })]);
+
+      const [first, again] = [await store.get('resources', 1), await store.get('resources', 1)];
+      expect(first).toEqual({ _id: 1, plans: ['a'] });
+      expect(again).toEqual(first);
+      expect(again).not.toBe(first);
+      expect(Object.isFrozen(first) && Object.isFrozen(first!.plans)).toBe(true);
+      expect(await store.getMany('resources', [2, 3, 1])).toEqual([{ _id: 2, plans: [] }, first]);
+    });
+
+    it("when the collection has been searched, then reads by id answer the mirror's own documents", async () => {
+      const store = open(aDatabaseFile());
+      await store.write([put('resources', { _id: 1 })]);
+      const [found] = (await store.find('resources')).items;
+
+      expect(await store.get('resources', 1)).toBe(found);
+      expect((await store.getMany('resources', [1]))[0]).toBe(found);
+    });
+
+    it('when another instance writes and deletes while neither has searched, then reads by id see each change at once', async () => {
+      const file = aDatabaseFile();
+      const projector = open(file);
+      const api = open(file);
+      await projector.write([put('resources', { _id: 1, v: 1 }), put('resources', { _id: 2, v: 1 })]);
+      expect(await api.getMany('resources', [1, 2])).toEqual([
+        { _id: 1, v: 1 },
+        { _id: 2, v: 1 },
+      ]);
+
+      await projector.write([put('resources', { _id: 1, v: 2 }), { op: 'delete', collection: 'resources', id: 2 }]);
+
+      expect(await api.get('resources', 1)).toEqual({ _id: 1, v: 2 });
+      expect(await api.get('resources', 2)).toBeNull();
+      expect(await api.getMany('resources', [1, 2])).toEqual([{ _id: 1, v: 2 }]);
+    });
+
+    it('when a generation of the collection is promoted, then reads by id answer from the promoted one', async () => {
+      const store = open(aDatabaseFile());
+      await store.write([put('resources', { _id: 1, v: 'old' })]);
+      const generation = await store.beginGeneration(['resources']);
+      await generation.write([put('resources', { _id: 1, v: 'new' })]);
+      expect(await store.get('resources', 1)).toEqual({ _id: 1, v: 'old' });
+
+      await generation.promote();
+
+      expect(await store.get('resources', 1)).toEqual({ _id: 1, v: 'new' });
+    });
+  });
+
   describe('returned documents', () => {
     it('when a caller tries to change a returned document, then it throws and the store is unchanged', async () => {
       const store = open();

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRoutes } from '../../queries/index.js';
-import { v1ReadOrderings } from '../../queries/v1ReadOrderings.js';
+import { v1CollectionsReadById, v1ReadOrderings } from '../../queries/v1ReadOrderings.js';
 import { indexName } from '../../src/readStore/readStore.js';
 import { createEmbeddedReadStore, type EmbeddedReadPlan, type EmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { describeRead, servedByIndex } from './indexUse.js';
@@ -101,6 +101,16 @@ describe('every /v1 read is index-backed', () => {
       ),
     );
     expect([...built].sort()).toEqual([...walked].sort());
+  });
+
+  it('when the /v1 surface reads a collection the service loads no mirror of, then it reads it only by id', () => {
+    const searches = sweep.reads.flatMap((read) =>
+      read.calls
+        .filter((call) => v1CollectionsReadById.includes(call.collection) && call.method !== 'get' && call.method !== 'getMany')
+        .map((call) => `${read.shape}: ${describeRead(call)}`),
+    );
+    expect(sweep.reads.some((read) => read.calls.some((call) => v1CollectionsReadById.includes(call.collection)))).toBe(true);
+    expect(searches).toEqual([]);
   });
 
   it('when docs/read-indexes.md is compared with the sweep, then its table is the one the sweep makes', () => {

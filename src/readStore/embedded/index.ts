@@ -2,7 +2,9 @@
  * Embedded read store. SQLite (WAL) is the durable copy: documents keyed by (physical collection, id), the
  * checkpoints, the logical -> physical aliases of blue/green generations, declared indexes and one version
  * counter per physical collection. Queries are answered from an in-memory mirror of each collection, with
- * sorted orderings, equality lookups and recent query results cached until the collection next changes.
+ * sorted orderings, equality lookups and recent query results cached until the collection next changes. A
+ * collection gets its mirror when something first searches it (find, findOne); until then, reads by id
+ * answer from the table, so that a large collection only ever read by id costs no memory.
  *
  * Documents in the mirror are frozen copies parsed from the stored JSON: a write replaces an object and
  * never mutates one, so `find`/`get` hand out the stored objects themselves (callers must not mutate them;

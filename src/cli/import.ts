@@ -66,7 +66,7 @@ function progressReporter(size: number, logger: Logger): { update(progress: Impo
       stream: process.stderr,
       hideCursor: true,
     });
-    bar.start(Math.max(size, 1), 0, counts({ lines: 0, bytes: 0, accepted: 0, refused: 0, events: 0 }));
+    bar.start(Math.max(size, 1), 0, counts({ lines: 0, bytes: 0, accepted: 0, refused: 0, events: 0, seconds: 0 }));
     return { update: (progress) => bar.update(progress.bytes, counts(progress)), stop: () => bar.stop() };
   }
   const intervalMs = 5_000;

@@ -35,13 +35,14 @@ export interface ImportProgress {
   refused: number;
   /** Events appended so far: the records' own, without id claims, key bindings and slug reservations. */
   events: number;
+  /** Since the import started. */
+  seconds: number;
 }
 
 export interface ImportReport extends ImportProgress {
   created: number;
   revised: number;
   unchanged: number;
-  seconds: number;
 }
 
 export interface ImportOptions {
@@ -113,6 +114,7 @@ export async function importCatalogue(deps: ImportDeps, source: AsyncIterable<So
     const last = lines.at(-1)!;
     report.lines = last.line;
     report.bytes = last.end;
+    report.seconds = (performance.now() - started) / 1000;
     options.onProgress?.({ ...report });
   };
 

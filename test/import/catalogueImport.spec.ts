@@ -173,6 +173,25 @@ describe('importCatalogue', () => {
     expect(await wholeLog(eventStore)).toEqual(logBefore);
   });
 
+  it('when an import reports progress batch by batch, then each report counts up to the final one, its seconds included', async () => {
+    const progress: Array<{ lines: number; accepted: number; seconds: number }> = [];
+    const text = ndjson(...referenceLines, projectLine('p1'), ...partLines('p1'), projectLine('p2'));
+
+    const { report } = await runImport(eventStore, text, {
+      batchLines: 3,
+      onProgress: ({ lines, accepted, seconds }) => progress.push({ lines, accepted, seconds }),
+    });
+
+    expect(progress.length).toBe(Math.ceil(report.lines / 3));
+    expect(progress.at(-1)).toMatchObject({ lines: report.lines, accepted: report.accepted });
+    for (const [index, update] of progress.entries()) {
+      const before = progress[index - 1] ?? { lines: 0, seconds: 0 };
+      expect(update.lines).toBeGreaterThan(before.lines);
+      expect(update.seconds).toBeGreaterThan(before.seconds);
+    }
+    expect(progress.at(-1)!.seconds).toBeLessThanOrEqual(report.seconds);
+  });
+
   it('when the same file is imported twice, then the second import appends nothing and reports every line unchanged', async () => {
     const file = ndjson(...referenceLines, projectLine('p1'), ...partLines('p1'), projectLine('p2', { related_projects: ['p1'] }));
     await runImport(eventStore, file);

@@ -1,7 +1,7 @@
 import type { ImageRef } from '../../src/catalogue/imageRef.js';
 import type { StoredFiles } from '../../src/catalogue/storedFiles.js';
 import type { EventStore, RecordedEvent } from '../../src/eventStore/eventStore.js';
-import { importCatalogue, type ImportRefusal, type ImportReport } from '../../src/import/catalogueImport.js';
+import { importCatalogue, type ImportProgress, type ImportRefusal, type ImportReport } from '../../src/import/catalogueImport.js';
 import { ndjsonLines } from '../../src/import/ndjsonLines.js';
 import { storedFilesHolding } from '../support/storedFiles.js';
 
@@ -92,7 +92,7 @@ export interface ImportRun {
 export async function runImport(
   eventStore: EventStore,
   text: string,
-  options: { batchLines?: number; storedFiles?: StoredFiles } = {},
+  options: { batchLines?: number; storedFiles?: StoredFiles; onProgress?: (progress: ImportProgress) => void } = {},
 ): Promise<ImportRun> {
   const refusals: ImportRefusal[] = [];
   async function* source() {
@@ -101,7 +101,12 @@ export async function runImport(
   const report = await importCatalogue(
     { eventStore, storedFiles: options.storedFiles ?? storedPictures, clock: () => new Date(at) },
     ndjsonLines(source()),
-    { actor: 'import', ...(options.batchLines ? { batchLines: options.batchLines } : {}), onRefusal: (refusal) => refusals.push(refusal) },
+    {
+      actor: 'import',
+      ...(options.batchLines ? { batchLines: options.batchLines } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      onRefusal: (refusal) => refusals.push(refusal),
+    },
   );
   return { report, refusals };
 }

@@ -566,6 +566,16 @@ describe('embedded read store', () => {
       expect((await store.getMany('resources', [1]))[0]).toBe(found);
     });
 
+    it('when a read by id is explained, then the explanation loads no mirror either', async () => {
+      const store = createEmbeddedReadStore({ file: aDatabaseFile() });
+      opened.push(store);
+      await store.write([put('resources', { _id: 1 })]);
+
+      expect(await store.explain({ method: 'getMany', collection: 'resources', ids: [1] })).toEqual({ source: '_id', ordering: null });
+
+      expect(await store.get('resources', 1)).not.toBe(await store.get('resources', 1));
+    });
+
     it('when another instance writes and deletes while neither has searched, then reads by id see each change at once', async () => {
       const file = aDatabaseFile();
       const projector = open(file);

@@ -164,14 +164,15 @@ export class EmbeddedEngine implements StoreView {
 
   /** How `find`, `findOne`, `get` or `getMany` would answer the read, without answering it. */
   explain(view: StoreView, call: ReadCall): EmbeddedReadPlan {
-    const mirror = this.freshMirror(view, call.collection);
     switch (call.method) {
       case 'find':
-        return mirror.plan(call.options.filter, normalizeSort(call.options.sort));
+        return this.freshMirror(view, call.collection).plan(call.options.filter, normalizeSort(call.options.sort));
       case 'findOne':
-        return mirror.firstPlan(call.filter);
+        return this.freshMirror(view, call.collection).firstPlan(call.filter);
       case 'get':
       case 'getMany':
+        // As the read itself, which loads no mirror: by id, from the mirror or the table.
+        view.assertUsable();
         return { source: '_id', ordering: null };
       default:
         return assertNever(call);

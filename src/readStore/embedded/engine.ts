@@ -537,9 +537,8 @@ export class EmbeddedEngine implements StoreView {
   }
 
   private freshMirror(view: StoreView, collection: string): CollectionMirror {
-    view.assertUsable();
-    this.syncOncePerTurn();
-    return this.mirrorOf(view.physicalOf(collection), collection);
+    const { physical, mirror } = this.loadedMirror(view, collection);
+    return mirror ?? this.mirrorOf(physical, collection);
   }
 
   /**

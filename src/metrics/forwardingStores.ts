@@ -1,5 +1,5 @@
 import type { EventStore, LogReadAhead, NewEvent } from '../eventStore/eventStore.js';
-import type { Doc, DocId, FindOptions, Filter, GenerationStore, ReadStore } from '../readStore/readStore.js';
+import type { Doc, DocId, FindOptions, Filter, GenerationStore, ReadStore, SequenceRange } from '../readStore/readStore.js';
 
 /**
  * A read store that hands every call to `inner`: the base of the decorators here, which replace the calls
@@ -13,6 +13,7 @@ export function forwardReadStore(inner: ReadStore): ReadStore {
     get: <T extends Doc = Doc>(collection: string, id: DocId) => inner.get<T>(collection, id),
     getMany: <T extends Doc = Doc>(collection: string, ids: DocId[]) => inner.getMany<T>(collection, ids),
     findOne: <T extends Doc = Doc>(collection: string, filter: Filter) => inner.findOne<T>(collection, filter),
+    readSequence: <T extends Doc = Doc>(collection: string, range: SequenceRange) => inner.readSequence<T>(collection, range),
     write: (ops, checkpoints) => inner.write(ops, checkpoints),
     getCheckpoint: (name) => inner.getCheckpoint(name),
     beginGeneration: (collections) => inner.beginGeneration(collections),

@@ -1,5 +1,5 @@
 import { WrongExpectedRevisionError, type EventStore } from '../eventStore/eventStore.js';
-import type { Doc, DocId, Filter, FindOptions, GenerationStore, ReadStore } from '../readStore/readStore.js';
+import type { Doc, DocId, Filter, FindOptions, GenerationStore, ReadStore, SequenceRange } from '../readStore/readStore.js';
 import { forwardEventStore, forwardGenerationStore, forwardReadStore } from './forwardingStores.js';
 import type { ServiceMetrics } from './serviceMetrics.js';
 
@@ -30,7 +30,7 @@ export function instrumentEventStore(inner: EventStore, metrics: ServiceMetrics)
   };
 }
 
-const READ_STORE_OPERATIONS = ['find', 'get', 'get_many', 'find_one', 'write', 'get_checkpoint'] as const;
+const READ_STORE_OPERATIONS = ['find', 'get', 'get_many', 'find_one', 'read_sequence', 'write', 'get_checkpoint'] as const;
 type ReadStoreOperation = (typeof READ_STORE_OPERATIONS)[number];
 
 /**
@@ -75,6 +75,10 @@ export function instrumentReadStore(
     findOne<T extends Doc = Doc>(collection: string, filter: Filter) {
       const started = performance.now();
       return timed('find_one', started, inner.findOne<T>(collection, filter));
+    },
+    readSequence<T extends Doc = Doc>(collection: string, range: SequenceRange) {
+      const started = performance.now();
+      return timed('read_sequence', started, inner.readSequence<T>(collection, range));
     },
     write(ops, checkpoints) {
       const started = performance.now();

@@ -103,7 +103,7 @@ export class ServiceMetrics {
 
   readonly readStoreDuration = new BucketHistogram({
     name: `${PREFIX}read_store_operation_duration_seconds`,
-    help: 'Read store calls by operation (find, get, get_many, find_one, write, get_checkpoint), failed ones included.',
+    help: 'Read store calls by operation (find, get, get_many, find_one, read_sequence, write, get_checkpoint), failed ones included.',
     labelNames: ['operation'] as const,
     buckets: STORE_BUCKETS,
     registry: this.registry,

@@ -15,6 +15,7 @@ import { assertNever } from '../domain/decider.js';
 import {
   DuplicateKeyError,
   indexName,
+  sequenceFilter,
   StaleFencingTokenError,
   type Checkpoint,
   type Doc,
@@ -25,6 +26,7 @@ import {
   type GenerationStore,
   type IndexSpec,
   type ReadStore,
+  type SequenceRange,
   type SortDirection,
   type WriteOp,
 } from './readStore.js';
@@ -152,6 +154,12 @@ function findCommands(documents: Collection<StoredDoc>, options: FindOptions) {
   return { query, cursor };
 }
 
+/** A sequence page walks the `_id` index; none for `limit: 0`, which MongoDB would read as no limit. */
+function sequenceCursor(documents: Collection<StoredDoc>, range: SequenceRange) {
+  const query = toMongoQuery(sequenceFilter(range), undefined);
+  return range.limit === 0 ? null : documents.find(query, { sort: [['_id', 1]], limit: range.limit });
+}
+
 const toIndexDescription = (spec: IndexSpec): IndexDescription => ({
   key: new Map(spec.keys),
   name: indexName(spec),
@@ -272,9 +280,19 @@ class MongoEngine implements MongoView {
         return [await documents.find({ _id: call.id }, { limit: 1 }).explain('queryPlanner')];
       case 'getMany':
         return [await documents.find({ _id: { $in: [...call.ids] } }).explain('queryPlanner')];
+      case 'readSequence': {
+        const cursor = sequenceCursor(documents, call.range);
+        return cursor ? [await cursor.explain('queryPlanner')] : [];
+      }
       default:
         return assertNever(call);
     }
+  }
+
+  async readSequence(view: MongoView, collection: string, range: SequenceRange): Promise<Doc[]> {
+    view.assertUsable();
+    const cursor = sequenceCursor(this.collectionOf(await view.physicalOf(collection)), range);
+    return cursor ? cursor.toArray() : [];
   }
 
   async get(view: MongoView, collection: string, id: DocId): Promise<Doc | null> {
@@ -585,6 +603,9 @@ function storeOn(engine: MongoEngine, view: MongoView) {
     },
     async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
       return (await engine.findOne(view, collection, filter)) as T | null;
+    },
+    async readSequence<T extends Doc = Doc>(collection: string, range: SequenceRange): Promise<T[]> {
+      return (await engine.readSequence(view, collection, range)) as T[];
     },
     async write(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
       await engine.write(view, ops, checkpoints);

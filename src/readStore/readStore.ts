@@ -114,6 +114,36 @@ export class StaleFencingTokenError extends Error {
   }
 }
 
+/** The widest position a sequence id holds: every safe integer has at most 16 digits. */
+const SEQUENCE_DIGITS = 16;
+
+/**
+ * The `_id` of the document at `position` of a log-ordered collection (readSequence): the position in 16
+ * decimal digits, zero-padded, so that the order of the ids, as strings, is the order of the positions.
+ */
+export function sequenceId(position: number): string {
+  if (!Number.isSafeInteger(position) || position < 0)
+    throw new RangeError(`A sequence position must be a non-negative safe integer, got ${position}`);
+  return String(position).padStart(SEQUENCE_DIGITS, '0');
+}
+
+/** The documents of a log-ordered collection at positions after < n <= until, at most `limit` of them. */
+export interface SequenceRange {
+  after: number;
+  until: number;
+  limit: number;
+}
+
+/**
+ * The range as a filter on `_id`, which an adapter walks (and a test can `find` with); a RangeError for a
+ * position or a limit that is not a non-negative safe integer.
+ */
+export function sequenceFilter(range: SequenceRange): Filter {
+  if (!Number.isSafeInteger(range.limit) || range.limit < 0)
+    throw new RangeError(`A sequence limit must be a non-negative safe integer, got ${range.limit}`);
+  return { _id: { $gt: sequenceId(range.after), $lte: sequenceId(range.until) } };
+}
+
 /** MongoDB's default index name: `field_direction` pairs joined by `_`. */
 export const indexName = (index: IndexSpec): string => index.keys.map(([field, direction]) => `${field}_${direction}`).join('_');
 
@@ -128,6 +158,13 @@ export interface ReadStore {
   get<T extends Doc = Doc>(collection: string, id: DocId): Promise<T | null>;
   /** The documents that exist, in the order of `ids`. */
   getMany<T extends Doc = Doc>(collection: string, ids: DocId[]): Promise<T[]>;
+  /**
+   * A page of a log-ordered collection, whose documents are keyed by sequenceId alone: those at positions in
+   * (after, until], ascending, at most `limit`. Nothing is counted, and the walk is by `_id`, so a page costs
+   * the same however deep it starts and however large the collection (the embedded store reads the table's
+   * key range and loads no mirror).
+   */
+  readSequence<T extends Doc = Doc>(collection: string, range: SequenceRange): Promise<T[]>;
   /** The matching document with the smallest `_id`, or null. */
   findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null>;
   /**

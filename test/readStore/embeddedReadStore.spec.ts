@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
-import { StaleFencingTokenError, type Doc, type Filter, type ReadStore, type WriteOp } from '../../src/readStore/readStore.js';
+import { sequenceId, StaleFencingTokenError, type Doc, type Filter, type ReadStore, type WriteOp } from '../../src/readStore/readStore.js';
 import { readStoreContract } from './readStoreContract.js';
 
 const tempDir = mkdtempSync(join(tmpdir(), 'embedded-read-store-'));
@@ -603,6 +603,53 @@ describe('embedded read store', () => {
       await generation.promote();
 
       expect(await store.get('resources', 1)).toEqual({ _id: 1, v: 'new' });
+    });
+  });
+
+  describe('sequence pages of a collection nothing has searched', () => {
+    const entryAt = (position: number): Doc => ({ _id: sequenceId(position), position, tags: ['t'] });
+    const page = { after: 1, until: 30, limit: 10 };
+
+    it('when a page is read before any search, then it walks the table, parses afresh, freezes, and loads no mirror', async () => {
+      const store = createEmbeddedReadStore({ file: aDatabaseFile() });
+      opened.push(store);
+      await store.write([30, 2, 20, 1, 31].map((position) => put('entries', entryAt(position))));
+
+      const [first, again] = [await store.readSequence('entries', page), await store.readSequence('entries', page)];
+
+      expect(first.map((entry) => entry.position)).toEqual([2, 20, 30]);
+      expect(again).toEqual(first);
+      expect(again[0]).not.toBe(first[0]);
+      expect(Object.isFrozen(first[0]) && Object.isFrozen(first[0]!.tags)).toBe(true);
+      expect(await store.explain({ method: 'readSequence', collection: 'entries', range: page })).toEqual({
+        source: '_id range',
+        ordering: '_id_1',
+      });
+    });
+
+    it("when the collection has been searched, then a page answers the mirror's own documents in the same order", async () => {
+      const store = createEmbeddedReadStore({ file: aDatabaseFile() });
+      opened.push(store);
+      await store.write([30, 2, 20].map((position) => put('entries', entryAt(position))));
+      const { items } = await store.find('entries', { sort: [['position', 1]] });
+
+      const fromMirror = await store.readSequence('entries', page);
+
+      expect(fromMirror).toEqual(items);
+      fromMirror.forEach((entry, index) => expect(entry).toBe(items[index]));
+      expect((await store.explain({ method: 'readSequence', collection: 'entries', range: page })).source).not.toBe('_id range');
+    });
+
+    it('when another instance appends and deletes entries, then the next page of this one sees them', async () => {
+      const file = aDatabaseFile();
+      const projector = open(file);
+      const api = open(file);
+      await projector.write([put('entries', entryAt(2))]);
+      expect(await api.readSequence('entries', page)).toHaveLength(1);
+
+      await projector.write([put('entries', entryAt(3)), { op: 'delete', collection: 'entries', id: sequenceId(2) }]);
+
+      expect((await api.readSequence('entries', page)).map((entry) => entry.position)).toEqual([3]);
     });
   });
 

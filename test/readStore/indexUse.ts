@@ -1,5 +1,12 @@
 import type { ReadCall } from '../../src/readStore/readCall.js';
-import { indexName, type Condition, type Filter, type IndexSpec, type SortDirection } from '../../src/readStore/readStore.js';
+import {
+  indexName,
+  sequenceFilter,
+  type Condition,
+  type Filter,
+  type IndexSpec,
+  type SortDirection,
+} from '../../src/readStore/readStore.js';
 
 /*
  * Which declared indexes can serve a read, judged as MongoDB's query planner judges them: an index is a
@@ -31,6 +38,7 @@ function isEquality(condition: Condition | undefined): boolean {
 
 /** The sort as the read store sends it: `_id` ascending appended as the tie-breaker when absent. */
 export function sortOf(call: ReadCall): Array<[string, SortDirection]> {
+  if (call.method === 'readSequence') return [['_id', 1]];
   if (call.method !== 'find' && call.method !== 'findOne') return [];
   const sort = call.method === 'find' ? [...(call.options.sort ?? [])] : [];
   if (!sort.some(([field]) => field === '_id')) sort.push(['_id', 1]);
@@ -47,6 +55,8 @@ export function filterOf(call: ReadCall): Filter {
       return { _id: call.id };
     case 'getMany':
       return { _id: { $in: call.ids } };
+    case 'readSequence':
+      return sequenceFilter(call.range);
   }
 }
 
@@ -106,6 +116,8 @@ export function describeRead(call: ReadCall): string {
       return `get ${call.collection} by _id`;
     case 'getMany':
       return `getMany ${call.collection} by _id`;
+    case 'readSequence':
+      return `readSequence ${call.collection} by _id range limit ?`;
     case 'findOne':
     case 'find': {
       const filter = Object.entries(filterOf(call)).filter(([, condition]) => condition !== undefined);

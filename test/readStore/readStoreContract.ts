@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DuplicateKeyError,
+  sequenceId,
   StaleFencingTokenError,
   type Doc,
   type DocId,
@@ -415,6 +416,62 @@ export function readStoreContract(name: string, create: () => Promise<ReadStore>
 
       it('when the collection does not exist, then the result is empty', async () => {
         expect(await store.find(aCollectionName(), { limit: 10 })).toEqual({ items: [], total: 0 });
+      });
+    });
+
+    describe('sequence pages', () => {
+      const positions = [1, 9, 10, 99, 100, 1000, 2 ** 40];
+      const entryAt = (position: number): Doc => ({ _id: sequenceId(position), position });
+      const positionsOf = (docs: readonly Doc[]) => docs.map((doc) => doc.position);
+
+      it('when positions of different widths are stored, then a page walks them in position order within (after, until]', async () => {
+        const collection = await aCollectionWith([...positions].reverse().map(entryAt), 'sequence');
+
+        expect(positionsOf(await store.readSequence(collection, { after: 9, until: 1000, limit: 10 }))).toEqual([10, 99, 100, 1000]);
+        expect(positionsOf(await store.readSequence(collection, { after: 9, until: 1000, limit: 2 }))).toEqual([10, 99]);
+        expect(positionsOf(await store.readSequence(collection, { after: 0, until: 2 ** 53 - 1, limit: 100 }))).toEqual(positions);
+      });
+
+      it('when entries are put and deleted, then the next page reads them as they now are', async () => {
+        const collection = await aCollectionWith(positions.map(entryAt), 'sequence');
+        await store.write([put(collection, entryAt(50)), remove(collection, sequenceId(99))]);
+
+        expect(positionsOf(await store.readSequence(collection, { after: 10, until: 100, limit: 10 }))).toEqual([50, 100]);
+      });
+
+      it('when the limit is 0, the range is empty or the collection does not exist, then no entries come back', async () => {
+        const collection = await aCollectionWith(positions.map(entryAt), 'sequence');
+
+        expect(await store.readSequence(collection, { after: 0, until: 1000, limit: 0 })).toEqual([]);
+        expect(await store.readSequence(collection, { after: 100, until: 100, limit: 10 })).toEqual([]);
+        expect(await store.readSequence(collection, { after: 1000, until: 10, limit: 10 })).toEqual([]);
+        expect(await store.readSequence(aCollectionName(), { after: 0, until: 1000, limit: 10 })).toEqual([]);
+      });
+
+      it('when a position or the limit is not a non-negative safe integer, then the read is refused with a RangeError', async () => {
+        const collection = await aCollectionWith(positions.map(entryAt), 'sequence');
+
+        for (const range of [
+          { after: -1, until: 10, limit: 1 },
+          { after: 0, until: 2 ** 53, limit: 1 },
+          { after: 0.5, until: 10, limit: 1 },
+          { after: 0, until: 10, limit: -1 },
+          { after: 0, until: 10, limit: 1.5 },
+        ]) {
+          await expect(store.readSequence(collection, range), JSON.stringify(range)).rejects.toThrow(RangeError);
+        }
+        expect(() => sequenceId(Number.NaN)).toThrow(RangeError);
+      });
+
+      it('when a generation writes a sequence, then it pages its own entries before the promote and the live store after', async () => {
+        const collection = await aCollectionWith([entryAt(1)], 'sequence');
+        const generation = await store.beginGeneration([collection]);
+        await generation.write([put(collection, entryAt(7)), put(collection, entryAt(8))]);
+
+        expect(positionsOf(await generation.readSequence(collection, { after: 0, until: 10, limit: 10 }))).toEqual([7, 8]);
+        expect(positionsOf(await store.readSequence(collection, { after: 0, until: 10, limit: 10 }))).toEqual([1]);
+        await generation.promote();
+        expect(positionsOf(await store.readSequence(collection, { after: 0, until: 10, limit: 10 }))).toEqual([7, 8]);
       });
     });
 

@@ -1,6 +1,6 @@
 import { forwardReadStore } from '../../src/metrics/forwardingStores.js';
 import type { ReadCall } from '../../src/readStore/readCall.js';
-import type { Doc, DocId, Filter, FindOptions, IndexSpec, ReadStore } from '../../src/readStore/readStore.js';
+import type { Doc, DocId, Filter, FindOptions, IndexSpec, ReadStore, SequenceRange } from '../../src/readStore/readStore.js';
 
 export interface ReadRecording {
   /** Hand this to the service: it forwards every call to the recorded store. */
@@ -15,7 +15,8 @@ export interface ReadRecording {
 
 /**
  * A read store that remembers the reads made through it while recording: collection, filter, sort,
- * skip/limit and text of each `find`, the filter of each `findOne`, the ids of each `get` and `getMany`.
+ * skip/limit and text of each `find`, the filter of each `findOne`, the ids of each `get` and `getMany`, the
+ * range of each `readSequence`.
  * Writes and checkpoints pass through unrecorded.
  */
 export function recordReads(inner: ReadStore): ReadRecording {
@@ -45,6 +46,10 @@ export function recordReads(inner: ReadStore): ReadRecording {
     getMany<T extends Doc = Doc>(collection: string, ids: DocId[]) {
       record({ method: 'getMany', collection, ids });
       return inner.getMany<T>(collection, ids);
+    },
+    readSequence<T extends Doc = Doc>(collection: string, range: SequenceRange) {
+      record({ method: 'readSequence', collection, range });
+      return inner.readSequence<T>(collection, range);
     },
   };
   return {

@@ -14,7 +14,9 @@ import {
   type FindOptions,
   type FindResult,
   type IndexSpec,
+  type SequenceRange,
   type WriteOp,
+  sequenceFilter,
 } from '../readStore.js';
 import type { ReadCall } from '../readCall.js';
 import { CollectionMirror, deepFreeze } from './collectionMirror.js';
@@ -162,6 +164,23 @@ export class EmbeddedEngine implements StoreView {
     return this.freshMirror(view, collection).first(filter) ?? null;
   }
 
+  /**
+   * From the mirror when one is loaded; otherwise a walk of the table's primary key (collection, id), which
+   * holds the JSON of each id: for ids of 16 digits that is the digits between quotes, in the same order.
+   */
+  readSequence(view: StoreView, collection: string, range: SequenceRange): Doc[] {
+    const filter = sequenceFilter(range);
+    const { physical, mirror } = this.loadedMirror(view, collection);
+    if (mirror) {
+      const { ordering, positions } = mirror.matching(filter, undefined, normalizeSort(undefined));
+      return Array.from(positions.subarray(0, range.limit), (position) => ordering.docs[position]!);
+    }
+    const { $gt: after, $lte: until } = filter._id as { $gt: string; $lte: string };
+    return this.statements.docsInIdRange
+      .all(physical, idKey(after), idKey(until), range.limit)
+      .map((json) => deepFreeze(JSON.parse(json) as Doc));
+  }
+
   /** How `find`, `findOne`, `get` or `getMany` would answer the read, without answering it. */
   explain(view: StoreView, call: ReadCall): EmbeddedReadPlan {
     switch (call.method) {
@@ -174,6 +193,10 @@ export class EmbeddedEngine implements StoreView {
         // As the read itself, which loads no mirror: by id, from the mirror or the table.
         view.assertUsable();
         return { source: '_id', ordering: null };
+      case 'readSequence': {
+        const { mirror } = this.loadedMirror(view, call.collection);
+        return mirror ? mirror.plan(sequenceFilter(call.range), normalizeSort(undefined)) : { source: '_id range', ordering: '_id_1' };
+      }
       default:
         return assertNever(call);
     }

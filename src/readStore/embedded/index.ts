@@ -37,6 +37,7 @@ import type {
   GenerationStore,
   IndexSpec,
   ReadStore,
+  SequenceRange,
   WriteOp,
 } from '../readStore.js';
 import type { ReadCall } from '../readCall.js';
@@ -73,6 +74,10 @@ function storeOn(engine: EmbeddedEngine, view: StoreView, settled: () => Promise
     async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
       await settled();
       return engine.findOne(view, collection, filter) as T | null;
+    },
+    async readSequence<T extends Doc = Doc>(collection: string, range: SequenceRange): Promise<T[]> {
+      await settled();
+      return engine.readSequence(view, collection, range) as T[];
     },
     async write(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
       await settled();

@@ -13,7 +13,8 @@ const CANDIDATE_SHARE = 0.25;
 export interface EmbeddedReadPlan {
   /**
    * Where the matching starts: `_id` (the documents by id), `lookup <path>` (the documents an equality lookup
-   * on `_id` or a declared index gives), or `ordering` (every document of the sort's ordering).
+   * on `_id` or a declared index gives), `ordering` (every document of the sort's ordering), or `_id range`
+   * (a readSequence page from the table's primary key, the collection having no mirror).
    */
   source: string;
   /** The sort order the matches are walked in, named as an index (`name_1__id_1`); null when none is walked. */

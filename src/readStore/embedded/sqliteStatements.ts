@@ -22,6 +22,11 @@ export function prepareStatements(db: Database.Database) {
     docs: db.prepare<[string], string>('SELECT doc FROM documents WHERE collection = ?').pluck(),
     doc: db.prepare<[string, string], string>('SELECT doc FROM documents WHERE collection = ? AND id = ?').pluck(),
     docsSince: db.prepare<[string, number], string>('SELECT doc FROM documents WHERE collection = ? AND version > ?').pluck(),
+    docsInIdRange: db
+      .prepare<[string, string, string, number], string>(
+        'SELECT doc FROM documents WHERE collection = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?',
+      )
+      .pluck(),
     countDocs: db.prepare<[string], number>('SELECT COUNT(*) FROM documents WHERE collection = ?').pluck(),
     docIds: db.prepare<[string], string>('SELECT id FROM documents WHERE collection = ?').pluck(),
     upsertDoc: db.prepare<[string, string, number, string]>(WRITE_SQL.upsertDoc),

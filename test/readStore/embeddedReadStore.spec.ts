@@ -623,7 +623,7 @@ describe('embedded read store', () => {
       expect(Object.isFrozen(first[0]) && Object.isFrozen(first[0]!.tags)).toBe(true);
       expect(await store.explain({ method: 'readSequence', collection: 'entries', range: page })).toEqual({
         source: '_id range',
-        ordering: '_id_1',
+        ordering: null,
       });
     });
 

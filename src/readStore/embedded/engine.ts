@@ -195,7 +195,7 @@ export class EmbeddedEngine implements StoreView {
         return { source: '_id', ordering: null };
       case 'readSequence': {
         const { mirror } = this.loadedMirror(view, call.collection);
-        return mirror ? mirror.plan(sequenceFilter(call.range), normalizeSort(undefined)) : { source: '_id range', ordering: '_id_1' };
+        return mirror ? mirror.plan(sequenceFilter(call.range), normalizeSort(undefined)) : { source: '_id range', ordering: null };
       }
       default:
         return assertNever(call);

@@ -17,7 +17,10 @@ export interface EmbeddedReadPlan {
    * (a readSequence page from the table's primary key, the collection having no mirror).
    */
   source: string;
-  /** The sort order the matches are walked in, named as an index (`name_1__id_1`); null when none is walked. */
+  /**
+   * The mirror's sort order the matches are walked in, named as an index (`name_1__id_1`); null when none is
+   * walked (a read by id, or an `_id range` of the table).
+   */
   ordering: string | null;
 }
 

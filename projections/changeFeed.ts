@@ -10,6 +10,7 @@ import {
   type ProjectionContext,
   type Recorded,
 } from '../src/projectionEngine/projection.js';
+import { sequenceId } from '../src/readStore/readStore.js';
 
 export const PROJECT_CHANGES = 'project_changes';
 /**
@@ -41,7 +42,10 @@ const relatedCollectionOf: Record<RelatedEditEventType, ChangeKind> = {
 export type ChangeKind = 'project' | 'payment_plans' | 'media' | 'floor_plans' | 'amenities' | 'faqs';
 
 export type ProjectChangeDoc = {
-  /** The event's global position as a decimal string: one entry per reported event, written once. */
+  /**
+   * sequenceId(position): one entry per reported event, written once; cursor pages read the entries after a
+   * position with readSequence, so they walk the `_id` and no other index.
+   */
   _id: string;
   position: number;
   project_id: number;
@@ -192,7 +196,7 @@ function applyTo(event: Recorded<ReportedEvent>, current: ProjectChangeSummaryDo
       ? current.community_id
       : null;
   const entry: ProjectChangeDoc = {
-    _id: String(position),
+    _id: sequenceId(position),
     position,
     project_id: projectId,
     changed_at: event.data.at,
@@ -218,7 +222,7 @@ async function applyAfterReading(event: Recorded<ReportedEvent>, ctx: Projection
 
 /**
  * The change feed's index (GET /projects/changes) in two shapes. The entries: every reported change of a
- * project in log order, read by `position` after a cursor; they are keyed by log position and written with
+ * project in log order, read as sequence pages after a cursor's position; they are keyed by log position and written with
  * the checkpoint of their batch, so a reader that resumes after position P, reading no further than the
  * checkpoint, sees exactly the changes projected after P. The summaries: one per project, read by
  * updated_since pages through the indexes below, newest first, at a cost that does not grow with the catalogue.
@@ -233,19 +237,10 @@ async function applyAfterReading(event: Recorded<ReportedEvent>, ctx: Projection
 export const changeFeedProjection: Projection<ReportedEvent> = {
   name: 'changeFeed',
   // 4: a summary per project, with its removals and feed keys, replaces the publication documents.
-  version: 4,
+  // 5: entries keyed by sequenceId, read as sequence pages rather than searched by position.
+  version: 5,
   collections: [PROJECT_CHANGES, PROJECT_CHANGE_SUMMARIES],
   indexes: {
-    [PROJECT_CHANGES]: [
-      // With the `_id` every sort ends in, so MongoDB walks it either way: cursor pages and their last entry.
-      {
-        keys: [
-          ['position', 1],
-          ['_id', 1],
-        ],
-      },
-      { keys: [['project_id', 1]] },
-    ],
     [PROJECT_CHANGE_SUMMARIES]: [
       // updated_since pages of a client without a restriction, walked backwards (newest first).
       {

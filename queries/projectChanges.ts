@@ -188,14 +188,7 @@ async function cutCursorPage(
   let last = after;
   while (entries.length < MAX_SCANNED_ENTRIES) {
     const limit = Math.min(SCAN_CHUNK, MAX_SCANNED_ENTRIES - entries.length);
-    const { items } = await readStore.find<ProjectChangeDoc>(PROJECT_CHANGES, {
-      filter: { position: { $gt: last, $lte: until } },
-      sort: [
-        ['position', 1],
-        ['_id', 1],
-      ],
-      limit,
-    });
+    const items = await readStore.readSequence<ProjectChangeDoc>(PROJECT_CHANGES, { after: last, until, limit });
     const unseen = [...new Set(items.map((entry) => entry.project_id))].filter((id) => !looked.has(id));
     for (const id of unseen) looked.add(id);
     for (const project of await readStore.getMany<ProjectDoc>(PROJECTS, unseen)) projects.set(project.id, project);

@@ -41,7 +41,6 @@ export const v1ReadOrderings: readonly ReadOrdering[] = [
       ['_id', -1],
     ],
   ]),
-  ...orderings('project_changes', [ascending('position')]),
   ...orderings('developers', [ascending('name'), descending('name'), ascending('updated_at'), descending('updated_at')]),
   ...orderings('communities', [[['_id', 1]], ascending('name'), descending('name'), ascending('updated_at'), descending('updated_at')]),
   ...orderings('sub_communities', [ascending('name'), descending('name'), ascending('updated_at'), descending('updated_at')]),
@@ -58,10 +57,11 @@ export const v1ReadOrderings: readonly ReadOrdering[] = [
 ];
 
 /**
- * Collections the /v1 reads (and the PDF worker) only read by `_id`. The api role loads no mirror of them: the
- * embedded read store reads a collection by id from its table until something searches it. At 200,000
- * projects the project resources' mirror held 1.1 GB of the heap, and on V8 every young-generation
+ * Collections the /v1 reads (and the PDF worker and webhooks) only read by `_id`: by id, or as sequence pages
+ * (readSequence). The api role loads no mirror of them: the embedded read store answers both from its table
+ * until something searches the collection. At 200,000 projects the mirrors of the project resources held
+ * 1.1 GB of the heap and those of the change feed's entries 1.2 GB, and on V8 every young-generation
  * collection takes longer the larger the old generation is (about 30 ms each at a 5.8 GB heap, against 8 ms
  * at 0.3 GB). test/readStore/v1ReadIndexes.spec.ts fails when a /v1 read searches one of them.
  */
-export const v1CollectionsReadById: readonly string[] = ['project_resources'];
+export const v1CollectionsReadById: readonly string[] = ['project_resources', 'project_changes'];

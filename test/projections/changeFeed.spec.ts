@@ -11,7 +11,7 @@ import { startProjector, type Projector } from '../../src/projectionEngine/runti
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
-import type { ReadStore } from '../../src/readStore/readStore.js';
+import { sequenceId, type ReadStore } from '../../src/readStore/readStore.js';
 import {
   appendEvents,
   imageRef,
@@ -84,7 +84,7 @@ describe('change feed', () => {
       ['ProjectDeleted', 'project', minute(6)],
     ]);
     expect(changes[0]).toEqual({
-      _id: String(created),
+      _id: sequenceId(Number(created)),
       position: Number(created),
       project_id: 1,
       changed_at: minute(1),

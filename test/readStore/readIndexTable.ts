@@ -3,7 +3,7 @@ import type { EmbeddedReadPlan } from '../../src/readStore/embedded/index.js';
 import { indexName, type IndexSpec } from '../../src/readStore/readStore.js';
 import { USAGE_COLLECTION } from '../../src/limits/usageLedger.js';
 import { WEBHOOK_DELIVERIES } from '../../src/webhooks/webhookDeliveries.js';
-import { boundingIndexes, describeRead, sortingIndex } from './indexUse.js';
+import { boundingIndexes, describeRead, ID_INDEX_NAME, sortingIndex } from './indexUse.js';
 import type { ReadSweep } from './v1ReadSweep.js';
 
 /** Where docs/read-indexes.md's generated part begins and ends. */
@@ -27,6 +27,7 @@ const code = (text: string) => `\`${text}\``;
 
 function embeddedCell(plan: EmbeddedReadPlan): string {
   if (plan.source === '_id') return 'by `_id`';
+  if (plan.source === '_id range') return "a range of the table's `_id`, no mirror";
   if (plan.source === 'ordering') return `every document, in ${code(plan.ordering!)}`;
   const lookup = code(plan.source.replace(/^lookup /, ''));
   return plan.ordering ? `lookup ${lookup}, ranked in ${code(plan.ordering)}` : `lookup ${lookup}`;
@@ -35,7 +36,7 @@ function embeddedCell(plan: EmbeddedReadPlan): string {
 /** One table row of a read: what it is, the indexes that bound it, what orders it on MongoDB, what the embedded store does. */
 function rowOf(call: ReadSweep['reads'][number]['calls'][number], plan: EmbeddedReadPlan, declared: readonly IndexSpec[]): string[] {
   const bounding = boundingIndexes(call, declared);
-  let ordered = '—';
+  let ordered = call.method === 'readSequence' ? code(ID_INDEX_NAME) : '—';
   if (call.method === 'find' || call.method === 'findOne') {
     const sorting = sortingIndex(call, declared);
     const paged = call.method === 'findOne' || call.options.limit !== undefined;

@@ -71,7 +71,7 @@ describe('every /v1 read is index-backed', () => {
     expect([...collections].filter((collection) => declarerOf(collection) === undefined)).toEqual([]);
   });
 
-  it('when the embedded store explains the reads, then each starts from _id, a declared lookup or the ordering of its sort', () => {
+  it('when the embedded store explains the reads, then each starts from _id, an _id range, a declared lookup or the ordering of its sort', () => {
     const declaredPaths = (collection: string) =>
       new Set((sweep.declared.get(collection) ?? []).flatMap((spec) => spec.keys.map(([path]) => path)));
     const unexplained = sweep.reads.flatMap((read, readIndex) =>
@@ -81,9 +81,11 @@ describe('every /v1 read is index-backed', () => {
         const fine =
           source === '_id'
             ? call.method === 'get' || call.method === 'getMany'
-            : lookup
-              ? lookup === '_id' || declaredPaths(call.collection).has(lookup)
-              : ordering !== null;
+            : source === '_id range'
+              ? call.method === 'readSequence'
+              : lookup
+                ? lookup === '_id' || declaredPaths(call.collection).has(lookup)
+                : ordering !== null;
         return fine ? [] : [`${read.shape}: ${describeRead(call)} -> ${source}`];
       }),
     );
@@ -106,7 +108,7 @@ describe('every /v1 read is index-backed', () => {
   it('when the /v1 surface reads a collection the service loads no mirror of, then it reads it only by id', () => {
     const searches = sweep.reads.flatMap((read) =>
       read.calls
-        .filter((call) => v1CollectionsReadById.includes(call.collection) && call.method !== 'get' && call.method !== 'getMany')
+        .filter((call) => v1CollectionsReadById.includes(call.collection) && (call.method === 'find' || call.method === 'findOne'))
         .map((call) => `${read.shape}: ${describeRead(call)}`),
     );
     expect(sweep.reads.some((read) => read.calls.some((call) => v1CollectionsReadById.includes(call.collection)))).toBe(true);

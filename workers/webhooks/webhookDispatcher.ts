@@ -19,7 +19,8 @@ import type { EventStore, RecordedEvent, Subscription } from '../../src/eventSto
 import type { NewJob, JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { Logger } from '../../src/logger.js';
 import { LeaseKeeper, type LeaseSettings } from '../../src/projectionEngine/leaseKeeper.js';
-import { StaleFencingTokenError, type ReadStore } from '../../src/readStore/readStore.js';
+import { positionNumber } from '../../src/projectionEngine/projection.js';
+import { sequenceId, StaleFencingTokenError, type ReadStore } from '../../src/readStore/readStore.js';
 import { webhookStream, type WebhookEventType } from '../../src/webhooks/webhook.js';
 import { deliveryIdOf, publicEventIdOf, type WebhookDeliveryJob } from '../../src/webhooks/webhookDeliveries.js';
 import { noticeOf, projectEventTypeFor, type CatalogueNotice, type ProjectChange } from './publicEvents.js';
@@ -315,7 +316,8 @@ class DispatchBatch {
     // Only events that may withdraw a project have a withdrawal to look up (the change feed records it).
     const withdrawnFrom =
       change === 'withdrawn' || change === 'revised'
-        ? ((await this.readStore.get<ProjectChangeDoc>(PROJECT_CHANGES, String(event.position)))?.withdrawn_from_community_id ?? null)
+        ? ((await this.readStore.get<ProjectChangeDoc>(PROJECT_CHANGES, sequenceId(positionNumber(event))))?.withdrawn_from_community_id ??
+          null)
         : null;
     const type = projectEventTypeFor(change, {
       withdrawn: withdrawnFrom !== null,

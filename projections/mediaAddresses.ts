@@ -14,9 +14,11 @@ import {
   type ProjectionContext,
   type Recorded,
 } from '../src/projectionEngine/projection.js';
-import type { ReadStore } from '../src/readStore/readStore.js';
+import type { Doc, ReadStore } from '../src/readStore/readStore.js';
 
 export const MEDIA_ADDRESSES = 'media_addresses';
+/** Which owner's document holds a media id's address: read by id, so an address is found without a search. */
+export const MEDIA_ADDRESS_OWNERS = 'media_address_owners';
 
 /**
  * A picture an address names. `slot` tells which picture of the media id it is: empty for every media id that
@@ -59,12 +61,23 @@ export interface MediaAddressesDoc extends PositionedDoc {
   /**
    * The media ids as they appear in addresses: a gallery picture's media id ("42"), or its owner's form
    * (queries/representations.ts, queries/projectResources.ts): `developer-{id}`, `community-{id}`,
-   * `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}`, `agent-profile-{id}`. Indexed (multikey):
-   * an address finds its document by it.
+   * `floor-plan-{id}`, `floor-plate-{project}`, `video-{project}`, `agent-profile-{id}`. Each has a
+   * MediaAddressOwnerDoc naming this document.
    */
   media_ids: string[];
   /** addresses[i] is the address of media_ids[i]. */
   addresses: MediaAddress[];
+}
+
+/**
+ * A media id's owning record, written when the id is first recorded and kept (its document keeps the id, with
+ * no current pictures, once they are removed): an address reads this, then the owner's document, both by id.
+ */
+export interface MediaAddressOwnerDoc extends Doc {
+  /** The media id. */
+  _id: string;
+  /** The MediaAddressesDoc's `_id`. */
+  owner: string;
 }
 
 type Owner = 'project' | 'developer' | 'community' | 'agent-profile';
@@ -77,9 +90,10 @@ export function addressIn(doc: MediaAddressesDoc | null, mediaId: string): Media
   return index === -1 ? null : doc!.addresses[index]!;
 }
 
-/** The address of a media id, found through the multikey index on `media_ids`; null for one never recorded. */
-export async function mediaAddressOf(readStore: Pick<ReadStore, 'findOne'>, mediaId: string): Promise<MediaAddress | null> {
-  return addressIn(await readStore.findOne<MediaAddressesDoc>(MEDIA_ADDRESSES, { media_ids: mediaId }), mediaId);
+/** The address of a media id, read by id through its owner; null for one never recorded. */
+export async function mediaAddressOf(readStore: Pick<ReadStore, 'get'>, mediaId: string): Promise<MediaAddress | null> {
+  const owner = await readStore.get<MediaAddressOwnerDoc>(MEDIA_ADDRESS_OWNERS, mediaId);
+  return owner && addressIn(await readStore.get<MediaAddressesDoc>(MEDIA_ADDRESSES, owner.owner), mediaId);
 }
 
 export const galleryMediaId = (mediaId: number): string => String(mediaId);
@@ -308,6 +322,8 @@ function applyTo(
   if (index === -1) {
     doc.media_ids.push(changed.mediaId);
     doc.addresses.push(showing(null, changed.images));
+    // A pure set, the same however often the event is applied.
+    ctx.put(MEDIA_ADDRESS_OWNERS, { _id: changed.mediaId, owner } satisfies MediaAddressOwnerDoc);
   } else {
     doc.addresses[index] = showing(doc.addresses[index]!, changed.images);
   }
@@ -333,9 +349,10 @@ async function applyAfterReading(
  */
 export const mediaAddressesProjection: Projection<MediaAddressEvent> = {
   name: 'mediaAddresses',
-  version: 4,
-  collections: [MEDIA_ADDRESSES],
-  indexes: { [MEDIA_ADDRESSES]: [{ keys: [['media_ids', 1]] }] },
+  // 5: each media id's owner is its own document, read by id, instead of a multikey index on media_ids.
+  version: 5,
+  collections: [MEDIA_ADDRESSES, MEDIA_ADDRESS_OWNERS],
+  indexes: {},
   handles: everyEventType<MediaAddressEvent>({
     DeveloperCreated: true,
     DeveloperRevised: true,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MEDIA_ADDRESS_OWNERS,
   MEDIA_ADDRESSES,
   mediaAddressesProjection,
   mediaAddressOf,
@@ -59,6 +60,23 @@ describe('media addresses read model', () => {
     expect((await mediaAddressOf(readStore, '6'))?.current.map((image) => image.key)).toEqual(['g6']);
     expect((await mediaAddressOf(readStore, 'floor-plan-3'))?.current.map((image) => image.key)).toEqual(['fp']);
     expect(await mediaAddressOf(readStore, '8')).toBeNull();
+  });
+
+  it("when media ids are first recorded, then each names its owner's document, read by id, and keeps it after removal", async () => {
+    const readStore = await projected([
+      picture(5, 'g5'),
+      projectEvent('FloorPlanAdded', 1, {
+        floor_plan: { floor_plan_id: 3, title: 'A', unit_type_id: null, area: null, price: null, image: imageRef('fp') },
+      }),
+      projectEvent('GalleryPictureRemoved', 1, { media_id: 5 }),
+    ]);
+
+    expect(await readStore.getMany(MEDIA_ADDRESS_OWNERS, ['5', 'floor-plan-3', 'developer-1', '8'])).toEqual([
+      { _id: '5', owner: 'project-1' },
+      { _id: 'floor-plan-3', owner: 'project-1' },
+      { _id: 'developer-1', owner: 'developer-1' },
+    ]);
+    expect(await mediaAddressOf(readStore, '5')).toEqual({ current: [], earlier: [{ slot: '', key: 'g5', content_type: 'image/jpeg' }] });
   });
 
   it('when a picture is replaced twice, then both earlier keys lead to the current one', async () => {

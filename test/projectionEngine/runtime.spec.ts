@@ -14,7 +14,7 @@ import { startProjector, type Projector } from '../../src/projectionEngine/runti
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
-import type { ReadStore, WriteOp } from '../../src/readStore/readStore.js';
+import { sequenceId, type ReadStore, type WriteOp } from '../../src/readStore/readStore.js';
 import { appendEvents, catalogueHistory, minute, projectCreated, projectEvent, referenceCatalogue } from '../support/catalogueEvents.js';
 import { eventually } from '../support/eventually.js';
 import {
@@ -84,7 +84,10 @@ describe('projector runtime', () => {
     });
     await second.waitForPosition(later, 5_000);
 
-    expect(recording.writes.flatMap((write) => putIds(feedEntries(write.ops)))).toEqual([String(firstHead + 1n), String(later)]);
+    expect(recording.writes.flatMap((write) => putIds(feedEntries(write.ops)))).toEqual([
+      sequenceId(Number(firstHead + 1n)),
+      sequenceId(Number(later)),
+    ]);
     expect((await readStore.find(PROJECT_CHANGES)).total).toBe(4);
   });
 

@@ -222,9 +222,9 @@ async function applyAfterReading(event: Recorded<ReportedEvent>, ctx: Projection
 
 /**
  * The change feed's index (GET /projects/changes) in two shapes. The entries: every reported change of a
- * project in log order, read as sequence pages after a cursor's position; they are keyed by log position and written with
- * the checkpoint of their batch, so a reader that resumes after position P, reading no further than the
- * checkpoint, sees exactly the changes projected after P. The summaries: one per project, read by
+ * project in log order, read as sequence pages after a cursor's position; they are keyed by log position and
+ * written with the checkpoint of their batch, so a reader that resumes after position P, reading no further
+ * than the checkpoint, sees exactly the changes projected after P. The summaries: one per project, read by
  * updated_since pages through the indexes below, newest first, at a cost that does not grow with the catalogue.
  * Which events are reported is decided in src/catalogue/project.ts (changeFeedTreatment).
  *

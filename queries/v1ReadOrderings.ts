@@ -60,8 +60,8 @@ export const v1ReadOrderings: readonly ReadOrdering[] = [
  * Collections the /v1 reads (and the PDF worker and webhooks) only read by `_id`: by id, or as sequence pages
  * (readSequence). The api role loads no mirror of them: the embedded read store answers both from its table
  * until something searches the collection. At 200,000 projects the mirrors of the project resources held
- * 1.1 GB of the heap, those of the change feed's entries 1.2 GB and the image addresses 0.9 GB, and on V8 every young-generation
- * collection takes longer the larger the old generation is (about 30 ms each at a 5.8 GB heap, against 8 ms
- * at 0.3 GB). test/readStore/v1ReadIndexes.spec.ts fails when a /v1 read searches one of them.
+ * 1.1 GB of the heap, those of the change feed's entries 1.2 GB and the image addresses 0.9 GB, and on V8
+ * every young-generation collection takes longer the larger the old generation is (about 30 ms each at a
+ * 5.8 GB heap, against 8 ms at 0.3 GB). test/readStore/v1ReadIndexes.spec.ts fails when a /v1 read searches one of them.
  */
 export const v1CollectionsReadById: readonly string[] = ['project_resources', 'project_changes', 'media_addresses', 'media_address_owners'];

@@ -181,7 +181,7 @@ export class EmbeddedEngine implements StoreView {
       .map((json) => deepFreeze(JSON.parse(json) as Doc));
   }
 
-  /** How `find`, `findOne`, `get` or `getMany` would answer the read, without answering it. */
+  /** How `find`, `findOne`, `get`, `getMany` or `readSequence` would answer the read, without answering it. */
   explain(view: StoreView, call: ReadCall): EmbeddedReadPlan {
     switch (call.method) {
       case 'find':

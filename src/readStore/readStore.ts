@@ -135,13 +135,19 @@ export interface SequenceRange {
 }
 
 /**
- * The range as a filter on `_id`, which an adapter walks (and a test can `find` with); a RangeError for a
- * position or a limit that is not a non-negative safe integer.
+ * The `_id`s that bound the range, exclusive and inclusive; a RangeError for a position or a limit that is not
+ * a non-negative safe integer.
  */
-export function sequenceFilter(range: SequenceRange): Filter {
+export function sequenceBounds(range: SequenceRange): { after: string; until: string } {
   if (!Number.isSafeInteger(range.limit) || range.limit < 0)
     throw new RangeError(`A sequence limit must be a non-negative safe integer, got ${range.limit}`);
-  return { _id: { $gt: sequenceId(range.after), $lte: sequenceId(range.until) } };
+  return { after: sequenceId(range.after), until: sequenceId(range.until) };
+}
+
+/** The range as a filter on `_id`, which an adapter walks (and a test can `find` with); see sequenceBounds. */
+export function sequenceFilter(range: SequenceRange): Filter {
+  const { after, until } = sequenceBounds(range);
+  return { _id: { $gt: after, $lte: until } };
 }
 
 /** MongoDB's default index name: `field_direction` pairs joined by `_`. */

@@ -16,6 +16,7 @@ import {
   type IndexSpec,
   type SequenceRange,
   type WriteOp,
+  sequenceBounds,
   sequenceFilter,
 } from '../readStore.js';
 import type { ReadCall } from '../readCall.js';
@@ -169,13 +170,12 @@ export class EmbeddedEngine implements StoreView {
    * holds the JSON of each id: for ids of 16 digits that is the digits between quotes, in the same order.
    */
   readSequence(view: StoreView, collection: string, range: SequenceRange): Doc[] {
-    const filter = sequenceFilter(range);
+    const { after, until } = sequenceBounds(range);
     const { physical, mirror } = this.loadedMirror(view, collection);
     if (mirror) {
-      const { ordering, positions } = mirror.matching(filter, undefined, normalizeSort(undefined));
+      const { ordering, positions } = mirror.matching({ _id: { $gt: after, $lte: until } }, undefined, normalizeSort(undefined));
       return Array.from(positions.subarray(0, range.limit), (position) => ordering.docs[position]!);
     }
-    const { $gt: after, $lte: until } = filter._id as { $gt: string; $lte: string };
     return this.statements.docsInIdRange
       .all(physical, idKey(after), idKey(until), range.limit)
       .map((json) => deepFreeze(JSON.parse(json) as Doc));

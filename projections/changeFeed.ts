@@ -13,6 +13,8 @@ import {
 import { sequenceId } from '../src/readStore/readStore.js';
 
 export const PROJECT_CHANGES = 'project_changes';
+/** The `_id` of the entry of the reported event at `position`: its sequence id, so cursor pages read sequences. */
+export const projectChangeId = (position: number): string => sequenceId(position);
 /**
  * One document per project: what the change feed's updated_since pages need of its whole history (latest
  * change per kind, publication, removals), so a page is read from an index instead of every entry.
@@ -43,8 +45,8 @@ export type ChangeKind = 'project' | 'payment_plans' | 'media' | 'floor_plans' |
 
 export type ProjectChangeDoc = {
   /**
-   * sequenceId(position): one entry per reported event, written once; cursor pages read the entries after a
-   * position with readSequence, so they walk the `_id` and no other index.
+   * projectChangeId(position): one entry per reported event, written once; cursor pages read the entries after
+   * a position with readSequence, so they walk the `_id` and no other index.
    */
   _id: string;
   position: number;
@@ -196,7 +198,7 @@ function applyTo(event: Recorded<ReportedEvent>, current: ProjectChangeSummaryDo
       ? current.community_id
       : null;
   const entry: ProjectChangeDoc = {
-    _id: sequenceId(position),
+    _id: projectChangeId(position),
     position,
     project_id: projectId,
     changed_at: event.data.at,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ACCESS_CLIENTS, type AccessClientDoc } from '../../projections/access.js';
-import { PROJECT_CHANGES, type ProjectChangeDoc } from '../../projections/changeFeed.js';
+import { PROJECT_CHANGES, projectChangeId, type ProjectChangeDoc } from '../../projections/changeFeed.js';
 import { COMMUNITIES, type CommunityDoc } from '../../projections/communities.js';
 import { DEVELOPERS, type DeveloperDoc } from '../../projections/developers.js';
 import { PROJECTS, type ProjectDoc } from '../../projections/projects.js';
@@ -20,7 +20,7 @@ import type { NewJob, JobQueue } from '../../src/jobQueue/jobQueue.js';
 import type { Logger } from '../../src/logger.js';
 import { LeaseKeeper, type LeaseSettings } from '../../src/projectionEngine/leaseKeeper.js';
 import { positionNumber } from '../../src/projectionEngine/projection.js';
-import { sequenceId, StaleFencingTokenError, type ReadStore } from '../../src/readStore/readStore.js';
+import { StaleFencingTokenError, type ReadStore } from '../../src/readStore/readStore.js';
 import { webhookStream, type WebhookEventType } from '../../src/webhooks/webhook.js';
 import { deliveryIdOf, publicEventIdOf, type WebhookDeliveryJob } from '../../src/webhooks/webhookDeliveries.js';
 import { noticeOf, projectEventTypeFor, type CatalogueNotice, type ProjectChange } from './publicEvents.js';
@@ -316,8 +316,8 @@ class DispatchBatch {
     // Only events that may withdraw a project have a withdrawal to look up (the change feed records it).
     const withdrawnFrom =
       change === 'withdrawn' || change === 'revised'
-        ? ((await this.readStore.get<ProjectChangeDoc>(PROJECT_CHANGES, sequenceId(positionNumber(event))))?.withdrawn_from_community_id ??
-          null)
+        ? ((await this.readStore.get<ProjectChangeDoc>(PROJECT_CHANGES, projectChangeId(positionNumber(event))))
+            ?.withdrawn_from_community_id ?? null)
         : null;
     const type = projectEventTypeFor(change, {
       withdrawn: withdrawnFrom !== null,

@@ -38,8 +38,7 @@ function isEquality(condition: Condition | undefined): boolean {
 
 /** The sort as the read store sends it: `_id` ascending appended as the tie-breaker when absent. */
 export function sortOf(call: ReadCall): Array<[string, SortDirection]> {
-  if (call.method === 'readSequence') return [['_id', 1]];
-  if (call.method !== 'find' && call.method !== 'findOne') return [];
+  if (call.method === 'get' || call.method === 'getMany') return [];
   const sort = call.method === 'find' ? [...(call.options.sort ?? [])] : [];
   if (!sort.some(([field]) => field === '_id')) sort.push(['_id', 1]);
   return sort;
@@ -71,7 +70,7 @@ export function boundingIndexes(call: ReadCall, declared: readonly IndexSpec[]):
  * value, its next keys are the sort's, all in the sort's directions or all reversed.
  */
 export function sortingIndex(call: ReadCall, declared: readonly IndexSpec[]): string | null {
-  if (call.method !== 'find' && call.method !== 'findOne') return null;
+  if (call.method === 'get' || call.method === 'getMany') return null;
   const filter = filterOf(call);
   const sort = sortOf(call);
   for (const spec of [ID_INDEX, ...declared]) {

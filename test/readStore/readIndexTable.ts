@@ -3,7 +3,7 @@ import type { EmbeddedReadPlan } from '../../src/readStore/embedded/index.js';
 import { indexName, type IndexSpec } from '../../src/readStore/readStore.js';
 import { USAGE_COLLECTION } from '../../src/limits/usageLedger.js';
 import { WEBHOOK_DELIVERIES } from '../../src/webhooks/webhookDeliveries.js';
-import { boundingIndexes, describeRead, ID_INDEX_NAME, sortingIndex } from './indexUse.js';
+import { boundingIndexes, describeRead, sortingIndex } from './indexUse.js';
 import type { ReadSweep } from './v1ReadSweep.js';
 
 /** Where docs/read-indexes.md's generated part begins and ends. */
@@ -36,10 +36,10 @@ function embeddedCell(plan: EmbeddedReadPlan): string {
 /** One table row of a read: what it is, the indexes that bound it, what orders it on MongoDB, what the embedded store does. */
 function rowOf(call: ReadSweep['reads'][number]['calls'][number], plan: EmbeddedReadPlan, declared: readonly IndexSpec[]): string[] {
   const bounding = boundingIndexes(call, declared);
-  let ordered = call.method === 'readSequence' ? code(ID_INDEX_NAME) : '—';
-  if (call.method === 'find' || call.method === 'findOne') {
+  let ordered = '—';
+  if (call.method !== 'get' && call.method !== 'getMany') {
     const sorting = sortingIndex(call, declared);
-    const paged = call.method === 'findOne' || call.options.limit !== undefined;
+    const paged = call.method !== 'find' || call.options.limit !== undefined;
     ordered = sorting ? code(sorting) : paged ? 'in memory, top skip + limit' : 'in memory';
   }
   return [code(describeRead(call)), bounding.length > 0 ? bounding.map(code).join(', ') : '**none**', ordered, embeddedCell(plan)];

@@ -8,7 +8,7 @@ import { allProjections } from '../projections/index.js';
 import { pollingReadModels } from '../workers/webhooks/webhookDispatcher.js';
 import { startWebhookWorker, type WebhookWorker } from '../workers/webhooks/webhookWorker.js';
 import { createPublicApi } from '../queries/publicApi.js';
-import { v1CollectionsReadById, v1ReadOrderings } from '../queries/v1ReadOrderings.js';
+import { v1CollectionsReadById, v1CollectionsSearchedByIndexedFields, v1ReadOrderings } from '../queries/v1ReadOrderings.js';
 import { rebuildProjections } from './projectionEngine/rebuild.js';
 import { startProjector, type Projector } from './projectionEngine/runtime.js';
 import { createEvaluationUsage } from './access/evaluationUsage.js';
@@ -494,7 +494,12 @@ async function loadReadModels(readStore: ReadStore, logger: Logger): Promise<voi
 export async function openStores(config: Config): Promise<ServiceStores> {
   const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });
   try {
-    const readStore = createReadStore({ mongodbUrl: config.mongodbUrl, mongodbDb: config.mongodbDb, dataDir: config.dataDir });
+    const readStore = createReadStore({
+      mongodbUrl: config.mongodbUrl,
+      mongodbDb: config.mongodbDb,
+      dataDir: config.dataDir,
+      leanCollections: v1CollectionsSearchedByIndexedFields,
+    });
     return { eventStore, readStore };
   } catch (error) {
     await eventStore.close();

@@ -15,6 +15,11 @@ const aDatabaseFile = (): string => join(tempDir, `${randomUUID()}.sqlite`);
 
 readStoreContract('embedded, in memory', async () => createEmbeddedReadStore(), { atomicWrites: true });
 readStoreContract('embedded, SQLite file', async () => createEmbeddedReadStore({ file: aDatabaseFile() }), { atomicWrites: true });
+readStoreContract(
+  'embedded, SQLite file, lean mirrors',
+  async () => createEmbeddedReadStore({ file: aDatabaseFile(), leanCollections: 'all' }),
+  { atomicWrites: true },
+);
 
 const put = (collection: string, doc: Doc): WriteOp => ({ op: 'put', collection, doc });
 
@@ -650,6 +655,117 @@ describe('embedded read store', () => {
       await projector.write([put('entries', entryAt(3)), { op: 'delete', collection: 'entries', id: sequenceId(2) }]);
 
       expect((await api.readSequence('entries', page)).map((entry) => entry.position)).toEqual([3]);
+    });
+  });
+
+  describe('lean mirrors: the declared fields in memory, whole documents from the table', () => {
+    const listing = (id: number, name: string, price: number): Doc => ({
+      _id: id,
+      name,
+      price,
+      _search: name.toLowerCase(),
+      description: `${name} described at length`,
+      gallery: [{ url: `/${id}.jpg` }],
+    });
+    const openLean = (file = aDatabaseFile()) => {
+      const store = createEmbeddedReadStore({ file, leanCollections: ['listings'] });
+      opened.push(store);
+      return store;
+    };
+    const declared = async <Store extends ReadStore>(store: Store) => {
+      await store.ensureIndexes('listings', [{ keys: [['name', 1]] }, { keys: [['price', 1]] }]);
+      await store.write(
+        [listing(1, 'Marina', 300), listing(2, 'Harbour', 100), listing(3, 'Marina Bay', 200)].map((doc) => put('listings', doc)),
+      );
+      return store;
+    };
+
+    it('when a lean collection is searched on declared fields, then pages, totals and text match, with whole documents', async () => {
+      const store = await declared(openLean());
+
+      const found = await store.find('listings', { filter: { price: { $gte: 150 } }, text: 'marina', sort: [['price', -1]], limit: 1 });
+
+      expect(found).toEqual({ items: [listing(1, 'Marina', 300)], total: 2 });
+      expect(await store.findOne('listings', { name: 'Harbour' })).toEqual(listing(2, 'Harbour', 100));
+      expect(await store.getMany('listings', [3, 9, 2])).toEqual([listing(3, 'Marina Bay', 200), listing(2, 'Harbour', 100)]);
+      expect(await store.explain({ method: 'find', collection: 'listings', options: { sort: [['price', -1]] } })).toEqual({
+        source: 'ordering',
+        ordering: 'price_-1__id_1',
+      });
+    });
+
+    it('when a document is read again, then the same frozen object is handed out until the document changes', async () => {
+      const store = await declared(openLean());
+      const first = (await store.find('listings', { sort: [['name', 1]] })).items[1]!;
+
+      expect(await store.get('listings', 1)).toBe(first);
+      expect(await store.findOne('listings', { price: 300 })).toBe(first);
+      expect(Object.isFrozen(first) && Object.isFrozen(first.gallery)).toBe(true);
+
+      await store.write([put('listings', { ...listing(1, 'Marina', 300), price: 350 })]);
+
+      const changed = await store.get('listings', 1);
+      expect(changed).toEqual({ ...listing(1, 'Marina', 300), price: 350 });
+      expect((await store.find('listings', { filter: { price: 350 } })).items).toEqual([changed]);
+    });
+
+    it('when a query reads a field no index declares, then it answers from the whole documents, and explain says so', async () => {
+      const store = await declared(openLean());
+      const options = { filter: { description: 'Harbour described at length' } };
+
+      expect((await store.find('listings', options)).items).toEqual([listing(2, 'Harbour', 100)]);
+      expect(await store.findOne('listings', { 'gallery.url': '/3.jpg' })).toEqual(listing(3, 'Marina Bay', 200));
+      expect(await store.explain({ method: 'find', collection: 'listings', options })).toEqual({
+        source: 'whole documents (description not held)',
+        ordering: null,
+      });
+    });
+
+    it('when an index is declared after the mirror loaded, then searches on its field use the mirror', async () => {
+      const store = await declared(openLean());
+      await store.find('listings', { sort: [['name', 1]] });
+      const options = { filter: { description: 'Harbour described at length' } };
+
+      await store.ensureIndexes('listings', [{ keys: [['description', 1]] }]);
+
+      expect((await store.find('listings', options)).items).toEqual([listing(2, 'Harbour', 100)]);
+      expect((await store.explain({ method: 'find', collection: 'listings', options })).source).not.toMatch(/whole documents/);
+    });
+
+    it('when another instance changes and deletes documents, then the lean mirror answers with the new whole documents', async () => {
+      const file = aDatabaseFile();
+      const projector = createEmbeddedReadStore({ file });
+      opened.push(projector);
+      await declared(projector);
+      const api = openLean(file);
+      expect((await api.find('listings', { sort: [['price', 1]] })).items.map((doc) => doc._id)).toEqual([2, 3, 1]);
+
+      await projector.write([
+        put('listings', { ...listing(2, 'Harbour', 100), price: 900 }),
+        { op: 'delete', collection: 'listings', id: 3 },
+      ]);
+
+      expect((await api.find('listings', { sort: [['price', 1]] })).items).toEqual([
+        listing(1, 'Marina', 300),
+        { ...listing(2, 'Harbour', 100), price: 900 },
+      ]);
+      expect(await api.get('listings', 3)).toBeNull();
+    });
+
+    it('when a unique index is declared over the lean mirror, then duplicates are still refused', async () => {
+      const store = await declared(openLean());
+      await store.find('listings', { sort: [['name', 1]] });
+      const unique = [{ keys: [['description', 1]] as Array<[string, 1]>, unique: true }];
+      await store.write([put('listings', listing(4, 'Marina', 50))]);
+
+      await expect(store.ensureIndexes('listings', unique)).rejects.toThrow(/Duplicate key/);
+      await store.write([{ op: 'delete', collection: 'listings', id: 4 }]);
+      await store.ensureIndexes('listings', unique);
+
+      await expect(store.write([put('listings', listing(5, 'Marina', 1))])).rejects.toThrow(/Duplicate key/);
+      expect((await store.find('listings', { filter: { description: 'Marina described at length' } })).items).toEqual([
+        listing(1, 'Marina', 300),
+      ]);
     });
   });
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRoutes } from '../../queries/index.js';
-import { v1CollectionsReadById, v1ReadOrderings } from '../../queries/v1ReadOrderings.js';
+import { v1CollectionsReadById, v1CollectionsSearchedByIndexedFields, v1ReadOrderings } from '../../queries/v1ReadOrderings.js';
 import { indexName } from '../../src/readStore/readStore.js';
 import { createEmbeddedReadStore, type EmbeddedReadPlan, type EmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import { describeRead, servedByIndex } from './indexUse.js';
@@ -23,7 +23,7 @@ let sweep: ReadSweep;
 let plans: EmbeddedReadPlan[][];
 
 beforeAll(async () => {
-  store = createEmbeddedReadStore();
+  store = createEmbeddedReadStore({ leanCollections: v1CollectionsSearchedByIndexedFields });
   sweep = await sweepV1Reads(store);
   plans = [];
   for (const read of sweep.reads) plans.push(await Promise.all(read.calls.map((call) => store.explain(call))));
@@ -113,6 +113,19 @@ describe('every /v1 read is index-backed', () => {
     );
     expect(sweep.reads.some((read) => read.calls.some((call) => v1CollectionsReadById.includes(call.collection)))).toBe(true);
     expect(searches).toEqual([]);
+  });
+
+  it('when the /v1 surface searches a collection the service mirrors lean, then every field it reads is one the mirror holds', () => {
+    const wholeDocumentReads = sweep.reads.flatMap((read, readIndex) =>
+      read.calls.flatMap((call, callIndex) => {
+        const { source } = plans[readIndex]![callIndex]!;
+        return source.startsWith('whole documents') ? [`${read.shape}: ${describeRead(call)} -> ${source}`] : [];
+      }),
+    );
+    const searched = (collection: string) =>
+      sweep.reads.some((read) => read.calls.some((call) => call.collection === collection && call.method === 'find'));
+    expect(v1CollectionsSearchedByIndexedFields.filter((collection) => !searched(collection))).toEqual([]);
+    expect(wholeDocumentReads).toEqual([]);
   });
 
   it('when docs/read-indexes.md is compared with the sweep, then its table is the one the sweep makes', () => {

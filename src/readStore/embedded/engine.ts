@@ -20,7 +20,7 @@ import {
   sequenceFilter,
 } from '../readStore.js';
 import type { ReadCall } from '../readCall.js';
-import { CollectionMirror, deepFreeze } from './collectionMirror.js';
+import { CollectionMirror, deepFreeze, leanFields } from './collectionMirror.js';
 import { announceCommit, commitsAnnounced } from './commitsInProcess.js';
 import { Generation, newGenerationId, type StoreView } from './generation.js';
 import { encodeDocs, GenerationWriter } from './generationWriter.js';
@@ -113,7 +113,11 @@ export class EmbeddedEngine implements StoreView {
 
   private readonly statements: Statements;
 
-  constructor(file: string) {
+  constructor(
+    file: string,
+    /** Logical collections whose mirrors are lean (CollectionMirror.heldFields): their declared indexes' fields only. */
+    private readonly leanCollections: ReadonlySet<string> | 'all' = new Set(),
+  ) {
     createPrivateDatabaseFile(file);
     this.db = new Database(file);
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -137,32 +141,35 @@ export class EmbeddedEngine implements StoreView {
   // --- queries ------------------------------------------------------------------------------------------
 
   find(view: StoreView, collection: string, options: FindOptions = {}): FindResult<Doc> {
-    const mirror = this.freshMirror(view, collection);
-    const { ordering, positions } = mirror.matching(options.filter, options.text, normalizeSort(options.sort));
+    const sort = normalizeSort(options.sort);
+    const mirror = this.searchableMirror(view, collection, options.filter, options.text, sort);
+    const { ordering, positions } = mirror.matching(options.filter, options.text, sort);
     const skip = Math.max(0, options.skip ?? 0);
     const end = options.limit === undefined ? positions.length : Math.min(positions.length, skip + Math.max(0, options.limit));
     const items: Doc[] = [];
     for (let index = skip; index < end; index++) items.push(ordering.docs[positions[index]!]!);
-    return { items, total: positions.length };
+    return { items: this.wholeOf(mirror, items), total: positions.length };
   }
 
   get(view: StoreView, collection: string, id: DocId): Doc | null {
     const { physical, mirror } = this.loadedMirror(view, collection);
-    return (mirror ? mirror.docs.get(id) : this.tableDoc(physical, id)) ?? null;
+    return (mirror ? this.wholeById(mirror, id) : this.tableDoc(physical, id)) ?? null;
   }
 
   getMany(view: StoreView, collection: string, ids: readonly DocId[]): Doc[] {
     const { physical, mirror } = this.loadedMirror(view, collection);
     const found: Doc[] = [];
     for (const id of ids) {
-      const doc = mirror ? mirror.docs.get(id) : this.tableDoc(physical, id);
+      const doc = mirror ? this.wholeById(mirror, id) : this.tableDoc(physical, id);
       if (doc) found.push(doc);
     }
     return found;
   }
 
   findOne(view: StoreView, collection: string, filter: Filter): Doc | null {
-    return this.freshMirror(view, collection).first(filter) ?? null;
+    const mirror = this.searchableMirror(view, collection, filter, undefined, normalizeSort(undefined));
+    const first = mirror.first(filter);
+    return first ? (this.wholeOf(mirror, [first])[0] ?? null) : null;
   }
 
   /**
@@ -174,7 +181,10 @@ export class EmbeddedEngine implements StoreView {
     const { physical, mirror } = this.loadedMirror(view, collection);
     if (mirror) {
       const { ordering, positions } = mirror.matching({ _id: { $gt: after, $lte: until } }, undefined, normalizeSort(undefined));
-      return Array.from(positions.subarray(0, range.limit), (position) => ordering.docs[position]!);
+      return this.wholeOf(
+        mirror,
+        Array.from(positions.subarray(0, range.limit), (position) => ordering.docs[position]!),
+      );
     }
     return this.statements.docsInIdRange
       .all(physical, idKey(after), idKey(until), range.limit)
@@ -184,10 +194,17 @@ export class EmbeddedEngine implements StoreView {
   /** How `find`, `findOne`, `get`, `getMany` or `readSequence` would answer the read, without answering it. */
   explain(view: StoreView, call: ReadCall): EmbeddedReadPlan {
     switch (call.method) {
-      case 'find':
-        return this.freshMirror(view, call.collection).plan(call.options.filter, normalizeSort(call.options.sort));
-      case 'findOne':
-        return this.freshMirror(view, call.collection).firstPlan(call.filter);
+      case 'find': {
+        const mirror = this.freshMirror(view, call.collection);
+        const sort = normalizeSort(call.options.sort);
+        const missing = mirror.missingFields(call.options.filter, call.options.text, sort);
+        return missing.length > 0 ? wholeDocumentsPlan(missing) : mirror.plan(call.options.filter, sort);
+      }
+      case 'findOne': {
+        const mirror = this.freshMirror(view, call.collection);
+        const missing = mirror.missingFields(call.filter, undefined, normalizeSort(undefined));
+        return missing.length > 0 ? wholeDocumentsPlan(missing) : mirror.firstPlan(call.filter);
+      }
       case 'get':
       case 'getMany':
         // As the read itself, which loads no mirror: by id, from the mirror or the table.
@@ -454,6 +471,12 @@ export class EmbeddedEngine implements StoreView {
         // Kept in name order, as readMetadata reads them, so other connections' declarations compare equal.
         const sorted = new Map([...specs].sort(([left], [right]) => (left < right ? -1 : 1)));
         const all = [...sorted.values()];
+        // A lean mirror does not hold the fields of an index declared now: it is loaded afresh when next searched.
+        for (const [physical, mirror] of this.mirrors) {
+          if (mirror.logical === collection && mirror.heldFields && !sameFields(mirror.heldFields, leanFields(all))) {
+            this.mirrors.delete(physical);
+          }
+        }
         const mirrors = [...this.mirrors.values()].filter((mirror) => mirror.logical === collection);
         const built = mirrors.map((mirror) => ({ mirror, indexes: mirror.buildIndexes(all, true) }));
         // As createIndexes does, a unique index is refused while the stored documents violate it; collections
@@ -565,6 +588,45 @@ export class EmbeddedEngine implements StoreView {
   }
 
   /**
+   * The mirror a query is answered from: the collection's, or, when that is lean and does not hold a field the
+   * query reads, one of whole documents loaded from the table for this query alone (explain names the fields,
+   * and test/readStore/v1ReadIndexes.spec.ts fails when a /v1 read needs one).
+   */
+  private searchableMirror(
+    view: StoreView,
+    collection: string,
+    filter: Filter | undefined,
+    text: string | undefined,
+    sort: ReturnType<typeof normalizeSort>,
+  ): CollectionMirror {
+    const mirror = this.freshMirror(view, collection);
+    return mirror.missingFields(filter, text, sort).length === 0 ? mirror : this.loadMirror(mirror.physical, collection, undefined);
+  }
+
+  /** The whole documents of those a mirror holds, in order (a lean mirror's from those it keeps, or the table). */
+  private wholeOf(mirror: CollectionMirror, docs: readonly Doc[]): Doc[] {
+    if (!mirror.heldFields) return docs as Doc[];
+    const whole: Doc[] = [];
+    for (const { _id } of docs) {
+      const doc = this.wholeById(mirror, _id);
+      // Deleted by another connection since this turn looked: left out, as a later read would.
+      if (doc) whole.push(doc);
+    }
+    return whole;
+  }
+
+  private wholeById(mirror: CollectionMirror, id: DocId): Doc | undefined {
+    if (!mirror.heldFields) return mirror.docs.get(id);
+    if (!mirror.docs.has(id)) return undefined;
+    let doc = mirror.keptWhole(id);
+    if (!doc) {
+      doc = this.tableDoc(mirror.physical, id);
+      if (doc) mirror.keepWhole(doc);
+    }
+    return doc;
+  }
+
+  /**
    * The collection's mirror if one is loaded. A read by id does not load one: at 200,000 projects the
    * mirror of the project resources held 1.1 GB of heap for reads that only ever look one document up, and
    * every young-generation collection pays for the size of the old generation.
@@ -585,7 +647,7 @@ export class EmbeddedEngine implements StoreView {
   private mirrorOf(physical: string, logical: string): CollectionMirror {
     let mirror = this.mirrors.get(physical);
     if (!mirror) {
-      mirror = this.loadMirror(physical, logical);
+      mirror = this.loadMirror(physical, logical, this.heldFieldsOf(logical));
       this.mirrors.set(physical, mirror);
       this.keyGuards.delete(physical);
     }
@@ -619,13 +681,18 @@ export class EmbeddedEngine implements StoreView {
     for (const [physical, guard] of this.keyGuards) if (guard.logical === logical) this.keyGuards.delete(physical);
   }
 
-  private loadMirror(physical: string, logical: string): CollectionMirror {
+  private heldFieldsOf(logical: string): ReadonlySet<string> | undefined {
+    const lean = this.leanCollections === 'all' || this.leanCollections.has(logical);
+    return lean ? leanFields([...(this.indexSpecs.get(logical)?.values() ?? [])]) : undefined;
+  }
+
+  private loadMirror(physical: string, logical: string, heldFields: ReadonlySet<string> | undefined): CollectionMirror {
     return this.db.transaction(() => {
-      const mirror = new CollectionMirror(physical, logical);
+      const mirror = new CollectionMirror(physical, logical, heldFields);
       mirror.version = this.statements.versionOf.get(physical) ?? 0;
       for (const json of this.statements.docs.all(physical)) {
-        const doc = deepFreeze(JSON.parse(json) as Doc);
-        mirror.docs.set(doc._id, doc);
+        const doc = JSON.parse(json) as Doc;
+        mirror.docs.set(doc._id, deepFreeze(mirror.held(doc)));
       }
       mirror.useIndexes(mirror.buildIndexes([...(this.indexSpecs.get(logical)?.values() ?? [])], false));
       return mirror;
@@ -685,8 +752,12 @@ export class EmbeddedEngine implements StoreView {
     }
     const specsOf = (specs: typeof indexSpecs, logical: string) => [...(specs.get(logical)?.values() ?? [])];
     const changed = (logical: string) => JSON.stringify(specsOf(this.indexSpecs, logical)) !== JSON.stringify(specsOf(indexSpecs, logical));
-    for (const mirror of this.mirrors.values()) {
-      if (changed(mirror.logical)) mirror.useIndexes(mirror.buildIndexes(specsOf(indexSpecs, mirror.logical), false));
+    for (const [physical, mirror] of this.mirrors) {
+      if (!changed(mirror.logical)) continue;
+      const specs = specsOf(indexSpecs, mirror.logical);
+      // A lean mirror may not hold the fields of the new declarations: loaded afresh when next searched.
+      if (mirror.heldFields) this.mirrors.delete(physical);
+      else mirror.useIndexes(mirror.buildIndexes(specs, false));
     }
     for (const [physical, guard] of this.keyGuards) if (changed(guard.logical)) this.keyGuards.delete(physical);
     this.indexSpecs = indexSpecs;
@@ -721,3 +792,12 @@ export class EmbeddedEngine implements StoreView {
     this.statements.dropPending.run(generation);
   }
 }
+
+const sameFields = (left: ReadonlySet<string>, right: ReadonlySet<string>): boolean =>
+  left.size === right.size && [...left].every((field) => right.has(field));
+
+/** A query on fields a lean mirror does not hold reads every whole document from the table. */
+const wholeDocumentsPlan = (missing: readonly string[]): EmbeddedReadPlan => ({
+  source: `whole documents (${missing.join(', ')} not held)`,
+  ordering: null,
+});

@@ -93,12 +93,24 @@ function storeOn(engine: EmbeddedEngine, view: StoreView, settled: () => Promise
   };
 }
 
-/**
- * The embedded read store: `file` is the SQLite database (created if absent); without it everything lives
- * in memory and disappears on close (tests). Returned documents are frozen and shared: do not mutate them.
- */
-export function createEmbeddedReadStore(options: { file?: string } = {}): EmbeddedReadStore {
-  const engine = new EmbeddedEngine(options.file ?? ':memory:');
+export interface EmbeddedReadStoreOptions {
+  /** The SQLite database (created if absent); without it everything lives in memory and disappears on close (tests). */
+  file?: string;
+  /**
+   * Collections whose mirrors hold only the fields of their declared indexes (and `_id`, `_search`), reading
+   * the whole documents a query returns from the table (the most recently read kept in memory). For large
+   * collections whose every search is on declared fields; a query on another field still answers, from the
+   * whole documents of the table. `all`: every collection.
+   */
+  leanCollections?: readonly string[] | 'all';
+}
+
+/** The embedded read store. Returned documents are frozen and shared: do not mutate them. */
+export function createEmbeddedReadStore(options: EmbeddedReadStoreOptions = {}): EmbeddedReadStore {
+  const engine = new EmbeddedEngine(
+    options.file ?? ':memory:',
+    options.leanCollections === 'all' ? 'all' : new Set(options.leanCollections),
+  );
   return {
     ...storeOn(engine, engine),
     async explain(call: ReadCall): Promise<EmbeddedReadPlan> {

@@ -27,8 +27,9 @@ export function accessReferences(stores: { eventStore: EventStore; readStore: Re
       return loaded?.state ? { revision: loaded.revision, plan_id: loaded.state.plan_id } : null;
     },
     async publishedProjectIds() {
-      const { items } = await readStore.find<ProjectDoc>(PROJECTS, { filter: { published: true }, sort: [['_id', 1]] });
-      return items.map((project) => project.id);
+      // Ids only: at 200,000 projects the whole documents would be read from the embedded store's table.
+      const { items } = await readStore.find<ProjectDoc>(PROJECTS, { filter: { published: true }, sort: [['_id', 1]], fields: [] });
+      return items.map((project) => project._id);
     },
     catalogue: eventStoreCatalogueReferences(eventStore),
   };

@@ -150,7 +150,14 @@ function findCommands(documents: Collection<StoredDoc>, options: FindOptions) {
   const skip = Math.max(0, options.skip ?? 0);
   const limit = options.limit === undefined ? undefined : Math.max(0, options.limit);
   const cursor =
-    limit === 0 ? null : documents.find(query, { sort: toMongoSort(options.sort), skip, ...(limit === undefined ? {} : { limit }) });
+    limit === 0
+      ? null
+      : documents.find(query, {
+          sort: toMongoSort(options.sort),
+          skip,
+          ...(limit === undefined ? {} : { limit }),
+          ...(options.fields ? { projection: Object.fromEntries(options.fields.map((field) => [field, 1])) } : {}),
+        });
   return { query, cursor };
 }
 

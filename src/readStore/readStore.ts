@@ -46,6 +46,12 @@ export interface FindOptions {
   /** 0-based offset and page size; omitted limit = all, limit 0 = no items (total still counted). */
   skip?: number;
   limit?: number;
+  /**
+   * The top-level fields the caller reads of each item, besides `_id`: an item may then hold only those
+   * (MongoDB projects them; a lean embedded mirror answers from the fields it holds, reading no whole
+   * document). Omitted: whole documents.
+   */
+  fields?: readonly string[];
 }
 
 export interface FindResult<T> {

@@ -417,6 +417,32 @@ export function readStoreContract(name: string, create: () => Promise<ReadStore>
       it('when the collection does not exist, then the result is empty', async () => {
         expect(await store.find(aCollectionName(), { limit: 10 })).toEqual({ items: [], total: 0 });
       });
+
+      it('when find names the fields it reads, then each item holds _id and those, as stored, and the page and total are the same', async () => {
+        const indexed = aCollectionName('fields');
+        await store.ensureIndexes(indexed, [{ keys: [['n', 1]] }]);
+        await store.write(
+          Array.from({ length: 5 }, (_, index) =>
+            put(indexed, { _id: index, n: index % 3, label: `l${index}`, nested: { deep: [index] } }),
+          ),
+        );
+        const options: FindOptions = { filter: { n: { $gte: 1 } }, sort: [['n', -1]], skip: 1, limit: 2 };
+
+        const whole = await store.find(indexed, options);
+        const narrowed = await store.find(indexed, { ...options, fields: ['n'] });
+        const idsOnly = await store.find(indexed, { ...options, fields: [] });
+
+        expect(whole.items).toEqual([
+          { _id: 1, n: 1, label: 'l1', nested: { deep: [1] } },
+          { _id: 4, n: 1, label: 'l4', nested: { deep: [4] } },
+        ]);
+        expect(narrowed.items.map(({ _id, n }) => ({ _id, n }))).toEqual([
+          { _id: 1, n: 1 },
+          { _id: 4, n: 1 },
+        ]);
+        expect(idsOnly.items.map(({ _id }) => _id)).toEqual([1, 4]);
+        expect([narrowed.total, idsOnly.total]).toEqual([whole.total, whole.total]);
+      });
     });
 
     describe('sequence pages', () => {

@@ -148,7 +148,8 @@ export class EmbeddedEngine implements StoreView {
     const end = options.limit === undefined ? positions.length : Math.min(positions.length, skip + Math.max(0, options.limit));
     const items: Doc[] = [];
     for (let index = skip; index < end; index++) items.push(ordering.docs[positions[index]!]!);
-    return { items: this.wholeOf(mirror, items), total: positions.length };
+    const heldSuffice = options.fields?.every((field) => mirror.heldFields?.has(field)) ?? false;
+    return { items: heldSuffice ? items : this.wholeOf(mirror, items), total: positions.length };
   }
 
   get(view: StoreView, collection: string, id: DocId): Doc | null {

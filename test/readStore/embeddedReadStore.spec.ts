@@ -709,6 +709,30 @@ describe('embedded read store', () => {
       expect((await store.find('listings', { filter: { price: 350 } })).items).toEqual([changed]);
     });
 
+    it('when a client then reads more documents once than are kept, then those read twice before keep their identity', async () => {
+      const store = await declared(openLean());
+      const [first] = (await store.find('listings', { sort: [['name', 1]], limit: 1 })).items;
+      expect(await store.get('listings', first!._id)).toBe(first);
+      const others = Array.from({ length: 10_500 }, (_, index) => listing(100 + index, `Other ${index}`, index));
+      await store.write(others.map((doc) => put('listings', doc)));
+
+      const pages: Doc[][] = [];
+      for (let from = 0; from < others.length; from += 100) {
+        pages.push(
+          await store.getMany(
+            'listings',
+            others.slice(from, from + 100).map((doc) => doc._id),
+          ),
+        );
+      }
+
+      expect(pages.flat()).toEqual(others);
+      expect(await store.get('listings', first!._id)).toBe(first);
+      const readOnce = await store.get('listings', 100);
+      expect(readOnce).toEqual(pages[0]![0]);
+      expect(readOnce).not.toBe(pages[0]![0]);
+    });
+
     it('when a query reads a field no index declares, then it answers from the whole documents, and explain says so', async () => {
       const store = await declared(openLean());
       const options = { filter: { description: 'Harbour described at length' } };

@@ -15,11 +15,17 @@ import { compareValues, type SortSpec } from './sortOrder.js';
 const RESULT_CACHE_SIZE = 64;
 
 /**
- * Whole documents a lean mirror keeps, the most recently read: a working set of details and list pages is
- * then parsed once, and keeps its identity (which the serialised representations are cached by) while it
- * stays in. About 35 MB of projects.
+ * Whole documents a lean mirror keeps once read twice, the most recently read first: a working set of details
+ * and list pages is then parsed once, and keeps its identity (which the serialised representations are cached
+ * by) while it stays in. About 30 MB of projects.
  */
-const WHOLE_DOCUMENTS_KEPT = 10_000;
+const WHOLE_DOCUMENTS_KEPT = 8_000;
+/**
+ * Whole documents read once, kept until this many more have been: a client paging through the whole catalogue
+ * (a full sync of the change feed) reads each document once, and passes through these without evicting the
+ * working set above (the "2Q" replacement policy).
+ */
+const WHOLE_DOCUMENTS_ON_PROBATION = 2_000;
 
 /** The field `text` searches (FindOptions.text). */
 const SEARCH_FIELD = '_search';
@@ -64,8 +70,10 @@ export class CollectionMirror {
   private uniqueKeys = new UniqueKeys();
   private readonly orderings = new Map<string, Ordering>();
   private readonly results = new Map<string, Matches>();
-  /** A lean mirror's whole documents, least recently read first. */
+  /** A lean mirror's whole documents read more than once, least recently read first. */
   private readonly wholeDocs = new Map<DocId, Doc>();
+  /** Those read once, oldest first. */
+  private readonly wholeDocsOnProbation = new Map<DocId, Doc>();
 
   constructor(
     readonly physical: string,
@@ -94,20 +102,24 @@ export class CollectionMirror {
     return [...new Set(read.filter((field) => !heldFields.has(field)))];
   }
 
-  /** A whole document a lean mirror handed out and still keeps. */
+  /** A whole document a lean mirror handed out and still keeps; read a second time, it joins the working set. */
   keptWhole(id: DocId): Doc | undefined {
-    const doc = this.wholeDocs.get(id);
+    const doc = this.wholeDocs.get(id) ?? this.wholeDocsOnProbation.get(id);
     if (doc) {
       this.wholeDocs.delete(id);
+      this.wholeDocsOnProbation.delete(id);
       this.wholeDocs.set(id, doc);
+      if (this.wholeDocs.size > WHOLE_DOCUMENTS_KEPT) this.wholeDocs.delete(this.wholeDocs.keys().next().value!);
     }
     return doc;
   }
 
-  /** Keeps a whole document read for the mirror's current version. */
+  /** Keeps a whole document read (for the mirror's current version) for the first time. */
   keepWhole(doc: Doc): void {
-    this.wholeDocs.set(doc._id, doc);
-    if (this.wholeDocs.size > WHOLE_DOCUMENTS_KEPT) this.wholeDocs.delete(this.wholeDocs.keys().next().value!);
+    this.wholeDocsOnProbation.set(doc._id, doc);
+    if (this.wholeDocsOnProbation.size > WHOLE_DOCUMENTS_ON_PROBATION) {
+      this.wholeDocsOnProbation.delete(this.wholeDocsOnProbation.keys().next().value!);
+    }
   }
 
   /** Lookups for the declared indexes over the current documents (`enforce`: see UniqueKeys.build). */
@@ -142,6 +154,7 @@ export class CollectionMirror {
       for (const index of this.equalityIndexes.values()) index.add(doc);
     }
     this.wholeDocs.delete(change.id);
+    this.wholeDocsOnProbation.delete(change.id);
     this.uniqueKeys.apply({ id: change.id, doc });
     for (const [key, ordering] of this.orderings) if (!ordering.noteChange(change.id, previous)) this.orderings.delete(key);
     this.results.clear();

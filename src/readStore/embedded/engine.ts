@@ -159,12 +159,13 @@ export class EmbeddedEngine implements StoreView {
 
   getMany(view: StoreView, collection: string, ids: readonly DocId[]): Doc[] {
     const { physical, mirror } = this.loadedMirror(view, collection);
-    const found: Doc[] = [];
-    for (const id of ids) {
-      const doc = mirror ? this.wholeById(mirror, id) : this.tableDoc(physical, id);
-      if (doc) found.push(doc);
-    }
-    return found;
+    if (mirror)
+      return this.wholeOf(
+        mirror,
+        ids.flatMap((id) => mirror.docs.get(id) ?? []),
+      );
+    const stored = this.tableDocs(physical, ids);
+    return ids.flatMap((id) => stored.get(id) ?? []);
   }
 
   findOne(view: StoreView, collection: string, filter: Filter): Doc | null {
@@ -607,13 +608,12 @@ export class EmbeddedEngine implements StoreView {
   /** The whole documents of those a mirror holds, in order (a lean mirror's from those it keeps, or the table). */
   private wholeOf(mirror: CollectionMirror, docs: readonly Doc[]): Doc[] {
     if (!mirror.heldFields) return docs as Doc[];
-    const whole: Doc[] = [];
-    for (const { _id } of docs) {
-      const doc = this.wholeById(mirror, _id);
-      // Deleted by another connection since this turn looked: left out, as a later read would.
-      if (doc) whole.push(doc);
-    }
-    return whole;
+    const kept = docs.map(({ _id }) => mirror.keptWhole(_id));
+    const missing = docs.flatMap(({ _id }, index) => (kept[index] ? [] : [_id]));
+    const stored = missing.length === 0 ? undefined : this.tableDocs(mirror.physical, missing);
+    for (const doc of stored?.values() ?? []) mirror.keepWhole(doc);
+    // One deleted by another connection since this turn looked is left out, as a later read would.
+    return docs.flatMap(({ _id }, index) => kept[index] ?? stored?.get(_id) ?? []);
   }
 
   private wholeById(mirror: CollectionMirror, id: DocId): Doc | undefined {
@@ -637,6 +637,17 @@ export class EmbeddedEngine implements StoreView {
     this.syncOncePerTurn();
     const physical = view.physicalOf(collection);
     return { physical, mirror: this.mirrors.get(physical) };
+  }
+
+  /** Documents read by id from the table in one statement, frozen as a mirror's are. */
+  private tableDocs(physical: string, ids: readonly DocId[]): Map<DocId, Doc> {
+    const found = new Map<DocId, Doc>();
+    if (ids.length === 0) return found;
+    for (const json of this.statements.docsWithIds.all(physical, JSON.stringify(ids.map(idKey)))) {
+      const doc = deepFreeze(JSON.parse(json) as Doc);
+      found.set(doc._id, doc);
+    }
+    return found;
   }
 
   /** A document read by id from the table, frozen as a mirror's are. */

@@ -21,6 +21,10 @@ export function prepareStatements(db: Database.Database) {
     deleteVersion: db.prepare<[string]>('DELETE FROM collection_versions WHERE collection = ?'),
     docs: db.prepare<[string], string>('SELECT doc FROM documents WHERE collection = ?').pluck(),
     doc: db.prepare<[string, string], string>('SELECT doc FROM documents WHERE collection = ? AND id = ?').pluck(),
+    /** The documents of the stored ids in a JSON array, in no particular order: one statement for a page of them. */
+    docsWithIds: db
+      .prepare<[string, string], string>('SELECT doc FROM documents WHERE collection = ? AND id IN (SELECT value FROM json_each(?))')
+      .pluck(),
     docsSince: db.prepare<[string, number], string>('SELECT doc FROM documents WHERE collection = ? AND version > ?').pluck(),
     docsInIdRange: db
       .prepare<[string, string, string, number], string>(

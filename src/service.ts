@@ -491,6 +491,12 @@ async function loadReadModels(readStore: ReadStore, logger: Logger): Promise<voi
   );
 }
 
+/**
+ * The collections the service's embedded read store mirrors lean (EmbeddedReadStoreOptions.leanCollections),
+ * for the tests' stores to be the service's.
+ */
+export const leanReadCollections: readonly string[] = v1CollectionsSearchedByIndexedFields;
+
 export async function openStores(config: Config): Promise<ServiceStores> {
   const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });
   try {
@@ -498,7 +504,7 @@ export async function openStores(config: Config): Promise<ServiceStores> {
       mongodbUrl: config.mongodbUrl,
       mongodbDb: config.mongodbDb,
       dataDir: config.dataDir,
-      leanCollections: v1CollectionsSearchedByIndexedFields,
+      leanCollections: leanReadCollections,
     });
     return { eventStore, readStore };
   } catch (error) {

@@ -9,7 +9,7 @@ import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js
 import { createLogger } from '../../src/logger.js';
 import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
-import { startService, type StartServiceOptions } from '../../src/service.js';
+import { leanReadCollections, startService, type StartServiceOptions } from '../../src/service.js';
 import { serviceListensOn } from './recordedResponses.js';
 import type { ImageDerivatives } from '../../src/media/imageDerivatives.js';
 import type { Projector } from '../../src/projectionEngine/runtime.js';
@@ -70,7 +70,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: createLogger({ level: config.logLevel, pretty: false, destination: options.logDestination }),
     stores: {
       eventStore: createSqliteEventStore({ file: options.dataDir ? join(options.dataDir, 'events.sqlite') : ':memory:' }),
-      readStore: createEmbeddedReadStore(options.dataDir ? { file: join(options.dataDir, 'read-models.sqlite') } : {}),
+      readStore: createEmbeddedReadStore({
+        leanCollections: leanReadCollections,
+        ...(options.dataDir ? { file: join(options.dataDir, 'read-models.sqlite') } : {}),
+      }),
     },
     blobStore: createEmbeddedBlobStore({ dataDir: blobDir }),
     ...(options.clock ? { clock: options.clock } : {}),

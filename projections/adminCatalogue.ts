@@ -306,6 +306,10 @@ export const adminCatalogueProjection: Projection<AdminCatalogueEvent> = {
       byName,
       byUpdatedAt,
       { keys: [['edited_at', 1]] },
+      // The list's other sorts: with them every search of the list reads declared fields, so that the service
+      // can mirror the records lean (src/service.ts, leanReadCollections).
+      { keys: [['created_at', 1]] },
+      { keys: [['id', 1]] },
       { keys: [['developer_id', 1]] },
       { keys: [['community_id', 1]] },
       { keys: [['state_id', 1]] },

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { join } from 'node:path';
+import { ADMIN_PROJECTS } from '../projections/adminCatalogue.js';
 import { aedValuesIn } from '../projections/currencyRates.js';
 import { allProjections } from '../projections/index.js';
 import { pollingReadModels } from '../workers/webhooks/webhookDispatcher.js';
@@ -493,9 +494,10 @@ async function loadReadModels(readStore: ReadStore, logger: Logger): Promise<voi
 
 /**
  * The collections the service's embedded read store mirrors lean (EmbeddedReadStoreOptions.leanCollections),
- * for the tests' stores to be the service's.
+ * for the tests' stores to be the service's: the /v1 ones, and the editors' project records (0.2 GB of heap
+ * at 200,000 projects, whole), whose admin list searches declared fields only.
  */
-export const leanReadCollections: readonly string[] = v1CollectionsSearchedByIndexedFields;
+export const leanReadCollections: readonly string[] = [...v1CollectionsSearchedByIndexedFields, ADMIN_PROJECTS];
 
 export async function openStores(config: Config): Promise<ServiceStores> {
   const eventStore = createEventStore({ eventStoreUrl: config.eventStoreUrl, dataDir: config.dataDir });

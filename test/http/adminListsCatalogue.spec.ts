@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_PROJECTS, adminCatalogueProjection } from '../../projections/adminCatalogue.js';
+import { createEmbeddedReadStore } from '../../src/readStore/embedded/index.js';
+import { leanReadCollections } from '../../src/service.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { adminClient, idsOf, type AdminClient } from './adminListsSupport.js';
 
@@ -121,6 +124,41 @@ describe('admin lists of the catalogue over HTTP', () => {
     expect(idsOf(descending)).toEqual([world.views, world.heights]);
     const pastTheEnd = await client.admin('/projects?page=9');
     expect(pastTheEnd.body).toMatchObject({ data: [], meta: { pagination: { page: 9, total: 4, total_pages: 1 } } });
+  });
+
+  it('when projects are listed in each sort with every filter, then each list reads only fields the lean mirror holds', async () => {
+    const filters =
+      'q=marina&status=upcoming&published=true&deleted=false&developer=emaar&state=dubai&community=dubai-marina&updated_since=2000-01-01T00:00:00Z';
+    const sorts = ['updated_at', 'edited_at', 'created_at', 'name', 'id'].flatMap((sort) => [sort, `-${sort}`]);
+    for (const sort of sorts) expect(idsOf(await client.admin(`/projects?${filters}&sort=${sort}`))).toEqual([world.heights]);
+    // The service's store is wrapped (metrics); a lean store of its own with the projection's declarations explains.
+    const embedded = createEmbeddedReadStore({ leanCollections: leanReadCollections });
+    await embedded.ensureIndexes(ADMIN_PROJECTS, adminCatalogueProjection.indexes![ADMIN_PROJECTS]!);
+    await embedded.write([{ op: 'put', collection: ADMIN_PROJECTS, doc: { _id: 1, name: 'Marina Heights' } }]);
+    const filter = {
+      published: true,
+      deleted: false,
+      status: 'upcoming',
+      developer_id: world.emaar,
+      state_id: world.dubai,
+      community_id: world.marina,
+      updated_at: { $gt: '2000-01-01T00:00:00Z' },
+    };
+
+    const plans = await Promise.all(
+      sorts.map((sort) =>
+        embedded.explain({
+          method: 'find',
+          collection: ADMIN_PROJECTS,
+          options: { filter, text: 'marina', sort: sort.startsWith('-') ? [[sort.slice(1), -1]] : [[sort, 1]], limit: 20 },
+        }),
+      ),
+    );
+
+    await embedded.close();
+
+    expect(leanReadCollections).toContain(ADMIN_PROJECTS);
+    expect(plans.filter((plan) => plan.source.startsWith('whole documents'))).toEqual([]);
   });
 
   it.each([
